@@ -1,0 +1,3 @@
+from guardcheck.cli import main
+
+main()

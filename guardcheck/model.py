@@ -1,0 +1,207 @@
+"""Plain values that flow between guardcheck's phases.
+
+The parser (libcst) is used only by the engine; everything downstream of it
+(planning, running, reporting) works on these frozen values.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in a file: the catalogue line an entry starts on, or a target span."""
+
+    path: str  # as the user should read it: relative to the project root when inside it
+    line: int
+    column: int = 1  # 1-based
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One find/replace step of a catalogue entry."""
+
+    file: str  # posix path relative to the project root
+    find: str = ""
+    replace: str = ""
+    scope: str | None = None  # qualified name: "Class.method", "outer.inner"
+    occurrence: int | None = None  # 1-based; required when `find` matches several places
+    transform: str | None = None  # "module.path:ClassName" escape hatch instead of find/replace
+    where: Where | None = None  # the catalogue line this edit was declared on
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One `[[mutation]]` table of a catalogue file, as declared."""
+
+    id: str
+    summary: str
+    edits: tuple[Edit, ...]
+    where: Where  # catalogue file and line of the `[[mutation]]` header
+    killed_by: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """The whole-module before/after text of one file a mutant touches."""
+
+    path: str  # posix path relative to the project root
+    original: str
+    mutated: str
+    span: Where  # the first changed region, in the original file's coordinates
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.original.splitlines(keepends=True),
+                self.mutated.splitlines(keepends=True),
+                fromfile=f"a/{self.path}",
+                tofile=f"b/{self.path}",
+            )
+        )
+
+    def changed_lines(self) -> frozenset[int]:
+        """Lines of the original file that the mutation removes or rewrites.
+
+        A pure insertion has no removed line; it is attributed to the line it
+        lands before, so coverage of that line still selects tests.
+        """
+        lines: set[int] = set()
+        matcher = difflib.SequenceMatcher(
+            a=self.original.splitlines(), b=self.mutated.splitlines(), autojunk=False
+        )
+        for tag, a_start, a_end, _b_start, _b_end in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            if a_end > a_start:
+                lines.update(range(a_start + 1, a_end + 1))
+            else:
+                lines.add(max(a_start, 1))
+        return frozenset(lines)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A concrete, validated mutation: what the runner activates and reports on."""
+
+    id: str  # catalogue id, or a stable sweep name like "run.py:42:7: replace < with <="
+    summary: str
+    changes: tuple[FileChange, ...]
+    mutator: str = "catalogue"  # Stryker's mutatorName; operator name for sweeps
+    killed_by: tuple[str, ...] = ()  # expected killers, pytest node ids
+    tags: tuple[str, ...] = ()
+    declared_at: Where | None = None  # catalogue entry location, when it came from one
+
+    def diff(self) -> str:
+        return "".join(change.diff() for change in self.changes)
+
+    @property
+    def span(self) -> Where:
+        return self.changes[0].span
+
+
+class Status(StrEnum):
+    """Per-mutant verdicts. Only CAUGHT and TIMEOUT pass the gate."""
+
+    CAUGHT = "caught"
+    TIMEOUT = "timeout"  # counted as caught, listed separately
+    SURVIVED = "survived"
+    NO_COVERAGE = "no-coverage"
+    CAUGHT_ELSEWHERE = "caught-elsewhere"  # caught, but not by any named killer
+    ERROR = "error"  # guardcheck could not establish a verdict (e.g. mutant not provably active)
+
+    @property
+    def passes_gate(self) -> bool:
+        return self in (Status.CAUGHT, Status.TIMEOUT)
+
+
+class TestOutcome(StrEnum):
+    __test__ = False  # not a pytest test class
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"  # setup/teardown error
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    __test__ = False
+
+    nodeid: str
+    outcome: TestOutcome
+    duration: float  # seconds, all phases
+    message: str = ""  # one line: why it failed
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Why a test was, or was not, run against a mutant (Stryker's statusReason, per test)."""
+
+    nodeid: str
+    selected: bool
+    reason: str  # "named in killed_by", "executes run.py:42", "does not execute the mutated lines"
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    mutant: Mutant
+    status: Status
+    reason: str  # human one-liner: the killing test, "crash: SIGSEGV", "no test executes run.py:42"
+    tests: tuple[TestResult, ...] = ()  # what actually ran, in order
+    selection: tuple[Selection, ...] = ()
+    path: str = "fork"  # "fork" (code swap in a forked child) or "subprocess" (fresh interpreter)
+    duration: float = 0.0  # wall seconds for this mutant
+
+    @property
+    def killers(self) -> tuple[str, ...]:
+        return tuple(
+            t.nodeid for t in self.tests if t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+        )
+
+    @property
+    def covered_by(self) -> tuple[str, ...]:
+        return tuple(s.nodeid for s in self.selection if s.selected)
+
+
+@dataclass(frozen=True)
+class BaselineTest:
+    nodeid: str
+    duration: float
+    path: str  # test file, posix relative to root
+
+
+@dataclass
+class RunReport:
+    """Everything a reporter needs; reporters never re-run anything."""
+
+    root: str
+    results: list[MutantResult] = field(default_factory=list)
+    baseline: list[BaselineTest] = field(default_factory=list)
+    baseline_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    matrix: bool = False
+    interrupted: bool = False
+
+    @property
+    def score(self) -> float:
+        """Percentage of mutants that pass the gate (Stryker's mutation score)."""
+        if not self.results:
+            return 100.0
+        passed = sum(1 for r in self.results if r.status.passes_gate)
+        return 100.0 * passed / len(self.results)
+
+    def counts(self) -> dict[Status, int]:
+        counts = dict.fromkeys(Status, 0)
+        for result in self.results:
+            counts[result.status] += 1
+        return counts

@@ -1,0 +1,1 @@
+"""Reference chat gateway: session-hygiene compaction with an escalating failure cooldown."""
