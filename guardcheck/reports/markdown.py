@@ -1,0 +1,121 @@
+"""`--markdown`: a summary to paste into a PR comment or `$GITHUB_STEP_SUMMARY`.
+
+Ordered for a reviewer: the verdict first, then what needs action (gate failures with
+their diffs), then the caught mutants compactly, folded away.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from guardcheck.model import MutantResult, RunReport
+from guardcheck.reports import Gate, counts_phrase, gate_phrase, killer_or_reason, location
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell: one line, pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks in the text (CommonMark: longer fence, padded)."""
+    text = _cell(text)
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _diff_block(diff: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`{3,}", diff)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}diff\n{diff.rstrip()}\n{fence}"
+
+
+def _headline(report: RunReport, gate: Gate) -> list[str]:
+    passed = gate.passed(report)
+    mark = "✅" if passed else "❌"
+    verdict = gate_phrase(report, gate)
+    lines = [
+        f"## {mark} guardcheck: {verdict}",
+        "",
+        f"**Mutation score {report.score:.1f}%**. {counts_phrase(report)} "
+        f"in {report.wall_seconds:.1f} s (baseline {report.baseline_seconds:.1f} s).",
+    ]
+    if report.interrupted:
+        lines += ["", "> The run was interrupted: only the mutants listed below were tested."]
+    return lines
+
+
+def _failures_table(failures: list[MutantResult]) -> list[str]:
+    lines = [
+        f"### Mutants that fail the gate ({len(failures)})",
+        "",
+        "| Mutant | Verdict | Reason | Where |",
+        "| --- | --- | --- | --- |",
+    ]
+    for result in failures:
+        lines.append(
+            f"| {_code(result.mutant.id)} | **{result.status.value}** "
+            f"| {_cell(killer_or_reason(result))} | {_code(location(result.mutant))} |"
+        )
+    return lines
+
+
+def _diffs(failures: list[MutantResult]) -> list[str]:
+    lines: list[str] = []
+    for result in failures:
+        mutant = result.mutant
+        lines += [
+            "<details>",
+            # GitHub renders no Markdown inside <summary>, so this part is HTML.
+            f"<summary><code>{html.escape(mutant.id)}</code> ({result.status.value}): "
+            f"{html.escape(_cell(mutant.summary))}</summary>",
+            "",
+        ]
+        if mutant.killed_by:
+            lines += [f"Expected killers: {', '.join(_code(k) for k in mutant.killed_by)}", ""]
+        lines += [_diff_block(mutant.diff()), "", "</details>", ""]
+    return lines
+
+
+def _passing(passing: list[MutantResult]) -> list[str]:
+    lines = [
+        "<details>",
+        f"<summary>Caught ({len(passing)})</summary>",
+        "",
+        "| Mutant | Verdict | Caught by | Where |",
+        "| --- | --- | --- | --- |",
+    ]
+    for result in passing:
+        detail = killer_or_reason(result)
+        detail = _code(detail) if result.killers else _cell(detail)  # test ids read as code
+        lines.append(
+            f"| {_code(result.mutant.id)} | {result.status.value} "
+            f"| {detail} | {_code(location(result.mutant))} |"
+        )
+    return [*lines, "", "</details>"]
+
+
+def to_markdown(report: RunReport, *, gate: Gate | None = None) -> str:
+    gate = gate or Gate()
+    failures = gate.failures(report)
+    passing = [r for r in report.results if gate.passes(r)]
+    sections = ["\n".join(_headline(report, gate))]
+    if failures:
+        sections.append("\n".join(_failures_table(failures)))
+        sections.append("\n".join(_diffs(failures)).strip())
+    if passing:
+        sections.append("\n".join(_passing(passing)))
+    return "\n\n".join(sections) + "\n"
+
+
+def write_markdown(report: RunReport, path: Path | str, *, gate: Gate | None = None) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(to_markdown(report, gate=gate), encoding="utf-8")
+    return path

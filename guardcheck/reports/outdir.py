@@ -1,0 +1,158 @@
+"""The output folder (`.guardcheck/` by default), written as the run goes.
+
+Layout::
+
+    .gitignore         "*": the folder never shows up in `git status`
+    baseline.json      the unmutated tests and their durations
+    mutants/<id>.diff  written when a mutant starts
+    mutants/<id>.log   written when it finishes
+    outcomes.jsonl     one JSON line per finished mutant, appended
+    caught.txt, missed.txt, timeout.txt
+                       mutant ids by verdict: appended per mutant, rewritten by finish()
+
+Everything is flushed per mutant, so a killed or interrupted run still leaves evidence
+(the idea of cargo-mutants' `mutants.out/`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+from guardcheck.errors import GuardcheckError
+from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
+
+# The first line of our .gitignore marks the folder as ours: only then do we clear it.
+MARKER = "# written by guardcheck: this folder is scratch output, safe to delete"
+GITIGNORE = f"{MARKER}\n*\n"
+
+LISTS: dict[str, frozenset[Status]] = {
+    "caught.txt": frozenset({Status.CAUGHT}),
+    "missed.txt": frozenset(
+        {Status.SURVIVED, Status.NO_COVERAGE, Status.CAUGHT_ELSEWHERE, Status.ERROR}
+    ),
+    "timeout.txt": frozenset({Status.TIMEOUT}),
+}
+# What a previous run may have left; nothing else in the folder is ever touched.
+OWN_FILES = ("baseline.json", "outcomes.jsonl", *LISTS)
+MUTANTS_DIR = "mutants"
+
+
+def safe_name(mutant_id: str) -> str:
+    """A file name for a mutant id: readable, and unique even after sanitising."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", mutant_id).strip("._-")[:80]
+    if safe != mutant_id:
+        # Sweep names ("run.py:42:7: replace < with <=") would collide once sanitised.
+        safe = f"{safe}-{hashlib.sha1(mutant_id.encode()).hexdigest()[:8]}"
+    return safe
+
+
+def _list_for(status: Status) -> str:
+    return next(name for name, statuses in LISTS.items() if status in statuses)
+
+
+class OutputFolder:
+    """Implements the run events by writing evidence to disk; call finish() at the end."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.mutants = self.path / MUTANTS_DIR
+        self._lock = threading.Lock()
+        self._prepare()
+
+    def _prepare(self) -> None:
+        gitignore = self.path / ".gitignore"
+        if self.path.exists():
+            ours = gitignore.is_file() and gitignore.read_text(encoding="utf-8").startswith(MARKER)
+            if not ours and any(self.path.iterdir()):
+                raise GuardcheckError(
+                    f"{self.path}: output folder exists and was not created by guardcheck\n"
+                    "  fix: point `output` in [tool.guardcheck] at a new folder, or empty it"
+                )
+        self.path.mkdir(parents=True, exist_ok=True)
+        gitignore.write_text(GITIGNORE, encoding="utf-8")
+        for name in OWN_FILES:
+            (self.path / name).unlink(missing_ok=True)
+        shutil.rmtree(self.mutants, ignore_errors=True)
+        self.mutants.mkdir()
+
+    def diff_path(self, mutant: Mutant) -> Path:
+        return self.mutants / f"{safe_name(mutant.id)}.diff"
+
+    def log_path(self, mutant: Mutant) -> Path:
+        return self.mutants / f"{safe_name(mutant.id)}.log"
+
+    # -- events ------------------------------------------------------------------------
+
+    def baseline_started(self) -> None:
+        pass  # nothing to record until there is a result
+
+    def baseline_finished(self, tests: list[BaselineTest], seconds: float) -> None:
+        data = {
+            "seconds": seconds,
+            "tests": [{"nodeid": t.nodeid, "duration": t.duration, "path": t.path} for t in tests],
+        }
+        (self.path / "baseline.json").write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+
+    def mutant_started(self, mutant: Mutant) -> None:
+        self.diff_path(mutant).write_text(mutant.diff(), encoding="utf-8")
+
+    def mutant_finished(self, result: MutantResult, log: str) -> None:
+        mutant = result.mutant
+        diff = self.diff_path(mutant)
+        if not diff.exists():  # a mutant decided without running (e.g. no coverage)
+            diff.write_text(mutant.diff(), encoding="utf-8")
+        self.log_path(mutant).write_text(log, encoding="utf-8")
+        line = json.dumps(self._outcome(result), ensure_ascii=False)
+        with self._lock:
+            self._append("outcomes.jsonl", line)
+            self._append(_list_for(result.status), mutant.id)
+
+    def finish(self, report: RunReport) -> None:
+        """Rewrite the verdict lists from the final report, in its order."""
+        with self._lock:
+            for name, statuses in LISTS.items():
+                ids = [r.mutant.id for r in report.results if r.status in statuses]
+                (self.path / name).write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _append(self, name: str, line: str) -> None:
+        # One open/write/close per line: the line reaches the OS even if we are killed next.
+        with (self.path / name).open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+    def _outcome(self, result: MutantResult) -> dict[str, Any]:
+        mutant = result.mutant
+        return {
+            "id": mutant.id,
+            "status": result.status.value,
+            "reason": result.reason,
+            "summary": mutant.summary,
+            "files": [change.path for change in mutant.changes],
+            "where": str(mutant.span),
+            "path": result.path,
+            "duration": result.duration,
+            "killers": list(result.killers),
+            "expected_killers": list(mutant.killed_by),
+            "tests": [
+                {
+                    "nodeid": t.nodeid,
+                    "outcome": t.outcome.value,
+                    "duration": t.duration,
+                    "message": t.message,
+                }
+                for t in result.tests
+            ],
+            "selection": [
+                {"nodeid": s.nodeid, "selected": s.selected, "reason": s.reason}
+                for s in result.selection
+            ],
+            "diff": self.diff_path(mutant).relative_to(self.path).as_posix(),
+            "log": self.log_path(mutant).relative_to(self.path).as_posix(),
+        }

@@ -1,0 +1,192 @@
+"""The JSON report: valid against the vendored mutation-testing-report-schema, mapped right."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace as dc_replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+from report_factory import CALC, T_ADD, T_CLAMP, T_EXTRA, T_IDLE, T_LIMIT, UTIL, change, rich_report
+
+from guardcheck.model import RunReport, Where
+from guardcheck.reports import Gate
+from guardcheck.reports.stryker import location_and_replacement, to_stryker, write_json
+
+SCHEMA_PATH = Path(__file__).parent / "data" / "mutation-testing-report-schema-3.8.4.json"
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    assert cls is jsonschema.Draft7Validator  # the schema declares draft-07
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def mutants_by_id(doc: dict) -> dict[str, dict]:
+    return {m["id"]: m for file in doc["files"].values() for m in file["mutants"]}
+
+
+def test_rich_report_is_valid_against_the_schema(validator, tmp_path):
+    path = write_json(rich_report(), tmp_path / "out" / "report.json")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    errors = [e.message for e in validator.iter_errors(doc)]
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    "report",
+    [RunReport(root="/p"), rich_report(interrupted=True, matrix=True)],
+    ids=["empty", "interrupted-matrix"],
+)
+def test_edge_reports_are_valid(validator, report):
+    validator.validate(to_stryker(report))
+
+
+def test_a_schema_violation_is_detected(validator):
+    # Guards the guard: the validator must reject a status the schema does not know.
+    doc = to_stryker(rich_report())
+    next(iter(doc["files"].values()))["mutants"][0]["status"] = "Caught"
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(doc)
+
+
+def test_top_level_fields():
+    doc = to_stryker(rich_report())
+    assert doc["schemaVersion"] == "2"
+    assert doc["thresholds"] == {"high": 80, "low": 60}
+    assert doc["projectRoot"] == "/home/user/project"
+    assert doc["framework"]["name"] == "guardcheck"
+    assert doc["framework"]["version"]
+    assert doc["performance"] == {"setup": 0, "initialRun": 400, "mutation": 2700}
+    assert doc["guardcheck"]["gatePassed"] is False
+    assert doc["guardcheck"]["counts"]["caught"] == 3
+
+
+def test_files_carry_original_source_and_python():
+    doc = to_stryker(rich_report())
+    assert set(doc["files"]) == {"pkg/calc.py", "pkg/util.py"}
+    assert doc["files"]["pkg/calc.py"]["source"] == CALC
+    assert doc["files"]["pkg/util.py"]["source"] == UTIL
+    assert {f["language"] for f in doc["files"].values()} == {"python"}
+
+
+def test_status_mapping():
+    mutants = mutants_by_id(to_stryker(rich_report()))
+    statuses = {i: (m["status"], m["guardcheck"]["verdict"]) for i, m in mutants.items()}
+    assert statuses["add-minus"] == ("Killed", "caught")
+    assert statuses["clamp-loop"] == ("Timeout", "timeout")
+    assert statuses["clamp-no-high"] == ("Survived", "survived")
+    assert statuses["limit-eleven"] == ("NoCoverage", "no-coverage")
+    assert statuses["clamp-low-eq"] == ("Killed", "caught-elsewhere")
+    assert statuses["limit-inactive"] == ("RuntimeError", "error")
+
+
+def test_caught_elsewhere_explains_itself():
+    mutant = mutants_by_id(to_stryker(rich_report()))["clamp-low-eq"]
+    assert "not by a named killer" in mutant["statusReason"]
+    assert T_CLAMP in mutant["statusReason"]  # the expected killer
+    assert mutant["killedBy"] == [T_ADD]
+    assert mutant["guardcheck"]["expectedKillers"] == [T_CLAMP]
+    assert mutant["guardcheck"]["passesGate"] is False
+    allowed = mutants_by_id(to_stryker(rich_report(), gate=Gate(allow_caught_elsewhere=True)))
+    assert allowed["clamp-low-eq"]["guardcheck"]["passesGate"] is True
+
+
+def test_killed_mutant_fields():
+    mutant = mutants_by_id(to_stryker(rich_report()))["add-minus"]
+    assert mutant["mutatorName"] == "catalogue"
+    assert mutant["description"] == "summary of add-minus"
+    assert mutant["killedBy"] == [T_ADD]
+    assert mutant["coveredBy"] == [T_ADD]
+    assert mutant["duration"] == 50
+    assert mutant["testsCompleted"] == 1
+    assert "assert 1 == 3" in mutant["statusReason"]  # the failure message of the killer
+    assert mutant["location"] == {
+        "start": {"line": 2, "column": 12},
+        "end": {"line": 2, "column": 17},
+    }
+    assert mutant["replacement"] == "a - b"
+    gc = mutant["guardcheck"]
+    assert gc["id"] == "add-minus"
+    assert gc["executionPath"] == "fork"
+    assert gc["declaredAt"] == "mutations/calc.toml:3"
+    assert gc["selection"] == [
+        {"test": T_ADD, "selected": True, "reason": "executes the mutated lines"}
+    ]
+    assert gc["diff"].startswith("--- a/pkg/calc.py")
+
+
+def test_no_coverage_and_timeout():
+    mutants = mutants_by_id(to_stryker(rich_report()))
+    nocov = mutants["limit-eleven"]
+    assert nocov["coveredBy"] == []
+    assert nocov["testsCompleted"] == 0
+    assert nocov["statusReason"] == "no test executes pkg/util.py:1"
+    assert nocov["guardcheck"]["selection"][0]["selected"] is False
+    timeout = mutants["clamp-loop"]
+    assert timeout["coveredBy"] == [T_CLAMP]
+    assert timeout["duration"] == 5200
+    assert timeout["guardcheck"]["executionPath"] == "subprocess"
+
+
+def test_multi_file_mutant_is_reported_under_each_file_with_unique_ids():
+    doc = to_stryker(rich_report())
+    calc_ids = [m["id"] for m in doc["files"]["pkg/calc.py"]["mutants"]]
+    util_ids = [m["id"] for m in doc["files"]["pkg/util.py"]["mutants"]]
+    assert "both-files" in calc_ids
+    assert "both-files@pkg/util.py" in util_ids
+    all_ids = calc_ids + util_ids
+    assert len(all_ids) == len(set(all_ids))
+    second = mutants_by_id(doc)["both-files@pkg/util.py"]
+    assert second["guardcheck"]["id"] == "both-files"
+    assert second["guardcheck"]["part"] == 2
+    assert second["guardcheck"]["files"] == ["pkg/calc.py", "pkg/util.py"]
+    assert second["replacement"] == "LIMIT = 0"
+    assert second["status"] == "Killed"
+
+
+def test_every_referenced_test_is_defined_in_test_files():
+    doc = to_stryker(rich_report())
+    defined = {t["id"] for f in doc["testFiles"].values() for t in f["tests"]}
+    referenced = {
+        test_id
+        for m in mutants_by_id(doc).values()
+        for test_id in (*m["killedBy"], *m["coveredBy"])
+    }
+    assert referenced <= defined
+    assert {T_ADD, T_CLAMP, T_LIMIT, T_IDLE, T_EXTRA} <= defined
+
+
+def test_test_files_are_keyed_by_path_with_names():
+    files = to_stryker(rich_report())["testFiles"]
+    assert set(files) == {"tests/test_calc.py", "tests/test_util.py", "tests/test_more.py"}
+    assert {"id": T_LIMIT, "name": "TestLimit::test_limit"} in files["tests/test_util.py"]["tests"]
+    assert {"id": T_CLAMP, "name": "test_clamp[low]"} in files["tests/test_calc.py"]["tests"]
+
+
+def test_location_without_span_end_covers_the_changed_region():
+    loc, replacement = location_and_replacement(
+        change("pkg/calc.py", CALC, "min(value, high)", "value", with_end=False)
+    )
+    # "    return min(value, high)" -> "    return value": the end comes from the diff.
+    assert loc == {"start": {"line": 8, "column": 12}, "end": {"line": 8, "column": 28}}
+    assert replacement == "value"
+
+
+def test_replacement_is_the_mutated_text_of_the_span():
+    loc, replacement = location_and_replacement(change("pkg/calc.py", CALC, "value < low", "True"))
+    assert loc == {"start": {"line": 6, "column": 8}, "end": {"line": 6, "column": 19}}
+    assert replacement == "True"
+
+
+def test_replacement_is_omitted_when_the_span_does_not_hold_the_change():
+    good = change("pkg/calc.py", CALC, "a + b", "a - b")
+    # A span that points somewhere the text did not change: location kept, no guessed text.
+    wrong = dc_replace(good, span=Where("pkg/calc.py", 6, 8, 6, 19))
+    loc, replacement = location_and_replacement(wrong)
+    assert loc["start"] == {"line": 6, "column": 8}
+    assert replacement is None
