@@ -1,0 +1,191 @@
+"""Turn a catalogue entry into a Mutant: apply its edits in memory and vet the result.
+
+Nothing here writes to the working tree. Every problem with an entry is
+collected (not just the first), so `guardcheck check` can report them together.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+from guardcheck.engine import EditFailure, apply_edit
+from guardcheck.errors import CatalogueInvalid, Problem
+from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
+
+
+def build_mutant(entry: Entry, root: Path) -> Mutant:
+    """Apply all of an entry's edits (edits to the same file chain in order).
+
+    Raises CatalogueInvalid with every Problem found for this entry: "file",
+    the EditFailure kinds, "no-op" (every touched module unchanged or only
+    reformatted, compared as ASTs) and "unviable" (a mutated module does not compile).
+    """
+    problems: list[Problem] = []
+    originals: dict[str, str] = {}  # insertion order is the order files are first edited
+    mutated: dict[str, str] = {}
+    spans: dict[str, Where] = {}
+    unreadable: set[str] = set()
+    for edit in entry.edits:
+        if edit.file in unreadable:
+            continue
+        if edit.file not in originals:
+            try:
+                originals[edit.file] = mutated[edit.file] = _read(root, edit.file)
+            except _Unreadable as exc:
+                unreadable.add(edit.file)
+                problems.append(_problem(entry, edit, "file", str(exc), exc.fix))
+                continue
+        try:
+            mutated[edit.file], span = apply_edit(mutated[edit.file], edit, root=root)
+        except EditFailure as failure:
+            problems.append(
+                _problem(entry, edit, failure.kind, failure.message, failure.fix, failure.details)
+            )
+            continue
+        spans[edit.file] = _earlier(spans.get(edit.file), span)
+    if not entry.edits:
+        problems.append(
+            Problem(
+                "no-op",
+                "the entry declares no edit",
+                "add `find`/`replace` or `transform`",
+                entry_id=entry.id,
+                where=entry.where,
+            )
+        )
+    if not problems:
+        problems.extend(_vet(entry, originals, mutated))
+    if problems:
+        raise CatalogueInvalid(problems)
+    return Mutant(
+        id=entry.id,
+        summary=entry.summary,
+        changes=tuple(
+            FileChange(path, originals[path], mutated[path], spans[path]) for path in originals
+        ),
+        mutator="catalogue",
+        killed_by=entry.killed_by,
+        tags=entry.tags,
+        declared_at=entry.where,
+    )
+
+
+class _Unreadable(Exception):
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+def _read(root: Path, file: str) -> str:
+    path = root / file
+    fix = "set `file` to a path relative to the project root, or delete the entry"
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise _Unreadable(f"target file {file} is outside the project root {root}", fix)
+    if not path.is_file():
+        raise _Unreadable(f"target file {file} does not exist under {root}", fix)
+    try:
+        # Bytes, not read_text(): universal newlines would turn CRLF files into LF.
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Unreadable(f"cannot read target file {file}: {exc}", fix) from exc
+
+
+def _problem(
+    entry: Entry,
+    edit: Edit,
+    kind: str,
+    message: str,
+    fix: str,
+    details: tuple[str, ...] = (),
+) -> Problem:
+    return Problem(
+        kind=kind,
+        message=message,
+        fix=fix,
+        entry_id=entry.id,
+        where=edit.where or entry.where,
+        details=details,
+    )
+
+
+def _earlier(current: Where | None, new: Where) -> Where:
+    """The first changed region of a file, in the original file's coordinates.
+
+    A later edit's span is in the coordinates of the text the earlier edits left;
+    it is only the same as the original's when it starts before all of them,
+    because everything before the first change is untouched.
+    """
+    if current is None or (new.line, new.column) < (current.line, current.column):
+        return new
+    return current
+
+
+def _vet(entry: Entry, originals: dict[str, str], mutated: dict[str, str]) -> list[Problem]:
+    problems: list[Problem] = []
+    trees: dict[str, ast.Module] = {}
+    for path in originals:
+        try:
+            trees[path] = _compiled_tree(path, mutated[path])
+        except (SyntaxError, ValueError) as exc:
+            problems.append(_unviable(entry, path, mutated[path], exc))
+    if problems:
+        return problems
+    if all(
+        originals[path] == mutated[path] or _same_ast(_original_tree(originals[path]), tree)
+        for path, tree in trees.items()
+    ):
+        touched = ", ".join(originals)
+        problems.append(
+            Problem(
+                "no-op",
+                f"the mutation changes nothing: {touched} has the same AST before and after "
+                "(unchanged, or only reformatted)",
+                "make `replace` differ from `find` in code, not just in formatting",
+                entry_id=entry.id,
+                where=entry.where,
+            )
+        )
+    return problems
+
+
+def _compiled_tree(path: str, source: str) -> ast.Module:
+    """The module's AST, after checking the compiler accepts it (symbol table included)."""
+    tree = ast.parse(source, path)
+    compile(tree, path, "exec", dont_inherit=True)
+    return tree
+
+
+@lru_cache(maxsize=64)
+def _original_tree(source: str) -> ast.Module:
+    # Several entries mutate the same file; parse its original once.
+    return ast.parse(source)
+
+
+def _unviable(entry: Entry, path: str, source: str, exc: SyntaxError | ValueError) -> Problem:
+    if isinstance(exc, SyntaxError):
+        line, reason = exc.lineno or 0, exc.msg
+    else:  # ValueError: e.g. a null byte
+        line, reason = 0, str(exc)
+    lines = source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return Problem(
+        "unviable",
+        f"the mutated {path} does not compile: " + (f"line {line}: " if line else "") + reason,
+        "change `replace` so the mutated module is valid Python (a mutant must run to be caught)",
+        entry_id=entry.id,
+        where=entry.where,
+        details=(f"{path}:{line} {text}",) if text else (),
+    )
+
+
+def _same_ast(a: object, b: object) -> bool:
+    """AST equality without positions; stops at the first difference (mutants differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, ast.AST):
+        return all(_same_ast(getattr(a, f, None), getattr(b, f, None)) for f in a._fields)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same_ast, a, b))  # type: ignore[arg-type]
+    return a == b
