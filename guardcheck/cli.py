@@ -10,7 +10,7 @@ import click
 
 from guardcheck import __version__
 from guardcheck.config import Settings, find_root, load_settings
-from guardcheck.errors import GuardcheckError
+from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 
 
@@ -20,6 +20,10 @@ class GuardcheckGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except CatalogueInvalid as exc:
+            # Each problem already starts with its file:line; a prefix would hide that.
+            click.echo(str(exc), err=True)
+            ctx.exit(int(exc.code))
         except GuardcheckError as exc:
             click.echo(f"guardcheck: {exc}", err=True)
             ctx.exit(int(exc.code))

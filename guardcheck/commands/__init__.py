@@ -4,4 +4,6 @@ from __future__ import annotations
 
 import click
 
-ALL: list[click.Command] = []
+from guardcheck.commands.catalogue import COMMANDS as CATALOGUE_COMMANDS
+
+ALL: list[click.Command] = [*CATALOGUE_COMMANDS]

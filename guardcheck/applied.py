@@ -1,0 +1,156 @@
+"""`guardcheck apply`: the one place guardcheck writes a mutant into the user's files.
+
+Before touching a file, the original bytes are saved under
+`<output>/applied/<id>.json` with hashes of the original and mutated bytes, so
+`apply --revert` restores exactly what was there, and refuses when the file was
+edited since (restoring then would throw those edits away).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from guardcheck.catalogue import did_you_mean, is_valid_id
+from guardcheck.config import Settings
+from guardcheck.errors import GuardcheckError
+from guardcheck.model import FileChange, Mutant
+from guardcheck.reports.outdir import GITIGNORE
+
+STATE_VERSION = 1
+APPLIED_DIR = "applied"
+
+
+def ensure_output_dir(settings: Settings) -> Path:
+    """The output folder, created with a `.gitignore` of `*` so git never sees it."""
+    output = settings.output_dir
+    output.mkdir(parents=True, exist_ok=True)
+    gitignore = output / ".gitignore"
+    if not gitignore.exists():
+        gitignore.write_text(GITIGNORE, encoding="utf-8")
+    return output
+
+
+def state_path(settings: Settings, mutant_id: str) -> Path:
+    if not is_valid_id(mutant_id):  # the id becomes a file name: no "../" ever
+        raise GuardcheckError(
+            f"`{mutant_id}` is not a catalogue id\n  fix: use an id from `guardcheck list`"
+        )
+    return settings.output_dir / APPLIED_DIR / f"{mutant_id}.json"
+
+
+def applied_ids(settings: Settings) -> list[str]:
+    folder = settings.output_dir / APPLIED_DIR
+    return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GuardcheckError(
+            f"{path}: cannot read the saved state: {exc}\n"
+            "  fix: restore the files with git, then delete that state file"
+        ) from None
+
+
+def refuse_if_applied(settings: Settings, mutant_id: str) -> None:
+    state = state_path(settings, mutant_id)
+    if state.exists():
+        raise GuardcheckError(
+            f"`{mutant_id}` is already applied (state in {settings.display(state)})\n"
+            f"  fix: run `guardcheck apply --revert {mutant_id}` first"
+        )
+
+
+def apply_mutant(settings: Settings, mutant: Mutant) -> Path:
+    """Write the mutant's files; returns the state file that `revert` needs."""
+    refuse_if_applied(settings, mutant.id)
+    state = state_path(settings, mutant.id)
+    touched = {change.path for change in mutant.changes}
+    for other in applied_ids(settings):
+        paths = {f["path"] for f in _read_state(state_path(settings, other)).get("files", [])}
+        if paths & touched:
+            raise GuardcheckError(
+                f"`{other}` is applied to {', '.join(sorted(paths & touched))}; "
+                "stacking mutants would make both impossible to revert exactly\n"
+                f"  fix: run `guardcheck apply --revert {other}` first"
+            )
+    files = []
+    writes: list[tuple[Path, bytes]] = []
+    for change in mutant.changes:
+        path = settings.resolve(Path(change.path))
+        original = path.read_bytes()
+        mutated = _mutated_bytes(original, change)
+        writes.append((path, mutated))
+        files.append(
+            {
+                "path": change.path,
+                "original_sha256": _sha256(original),
+                "mutated_sha256": _sha256(mutated),
+                "original_base64": base64.b64encode(original).decode("ascii"),
+            }
+        )
+    record = {"version": STATE_VERSION, "id": mutant.id, "summary": mutant.summary, "files": files}
+    # The state is on disk before the first user file changes, so a crash mid-way is revertable.
+    ensure_output_dir(settings)
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    for path, mutated in writes:
+        path.write_bytes(mutated)
+    return state
+
+
+def _mutated_bytes(original: bytes, change: FileChange) -> bytes:
+    try:
+        on_disk = original.decode("utf-8")
+    except UnicodeDecodeError:
+        on_disk = None
+    if on_disk == change.original:
+        return change.mutated.encode("utf-8")
+    if on_disk is not None and on_disk.replace("\r\n", "\n") == change.original:
+        # Read with universal newlines: keep the file's own CRLF line endings.
+        return change.mutated.replace("\n", "\r\n").encode("utf-8")
+    raise GuardcheckError(
+        f"{change.path} changed while the mutant was being built\n  fix: run the command again"
+    )
+
+
+def revert(settings: Settings, mutant_id: str) -> list[str]:
+    """Restore the original bytes of every file `apply` wrote; returns their paths."""
+    state = state_path(settings, mutant_id)
+    if not state.is_file():
+        applied = applied_ids(settings)
+        suggestion = did_you_mean(mutant_id, applied)
+        hint = f" (did you mean `{suggestion}`?)" if suggestion else ""
+        listing = ", ".join(applied) if applied else "none"
+        raise GuardcheckError(
+            f"`{mutant_id}` is not applied{hint}; applied now: {listing}\n"
+            "  fix: revert one of the applied ids, or nothing needs reverting"
+        )
+    record = _read_state(state)
+    changed = []
+    for file in record["files"]:
+        path = settings.resolve(Path(file["path"]))
+        current = path.read_bytes() if path.is_file() else b""
+        if _sha256(current) != file["mutated_sha256"]:
+            changed.append(file["path"])
+    if changed:
+        raise GuardcheckError(
+            f"cannot revert `{mutant_id}`: {', '.join(changed)} changed since it was applied, "
+            "and restoring would throw those edits away\n"
+            f"  fix: undo your edits (or `git checkout -- {' '.join(changed)}`), "
+            f"then delete {settings.display(state)}; the original bytes are saved in it"
+        )
+    for file in record["files"]:
+        path = settings.resolve(Path(file["path"]))
+        path.write_bytes(base64.b64decode(file["original_base64"]))
+    state.unlink()
+    return [file["path"] for file in record["files"]]

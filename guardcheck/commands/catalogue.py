@@ -1,0 +1,183 @@
+"""Catalogue commands: `list`, `check`, `show`, `apply`.
+
+Only `apply` writes to the working tree; `list`, `check` and `show` build
+mutants in memory and write nothing at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+
+import click
+
+from guardcheck.applied import applied_ids, apply_mutant, refuse_if_applied, revert
+from guardcheck.catalogue import did_you_mean
+from guardcheck.cli import settings_of
+from guardcheck.config import Settings
+from guardcheck.errors import CatalogueInvalid, GuardcheckError
+from guardcheck.listing import Row, listing_json, rows
+from guardcheck.model import Mutant
+from guardcheck.validate import Assessment, assess, validate
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the stable JSON listing instead.")
+@click.pass_context
+def list_command(ctx: click.Context, as_json: bool) -> None:
+    """Every entry: id, target file:line, tags and summary.
+
+    Works on a broken catalogue too: entries that do not build are listed as
+    invalid, and the exit code is still 0. `guardcheck check` is the gate.
+    """
+    settings = settings_of(ctx)
+    _note_applied(settings)
+    assessment = assess(settings)
+    if as_json:
+        click.echo(json.dumps(listing_json(settings, assessment), indent=2, ensure_ascii=False))
+    else:
+        _print_table(rows(assessment))
+    if assessment.problems:
+        count = len(assessment.problems)
+        noun = "problem" if count == 1 else "problems"
+        click.echo(f"catalogue has {count} {noun}: run `guardcheck check` to see them", err=True)
+
+
+def _print_table(listed: list[Row]) -> None:
+    if sys.stdout.isatty():
+        _print_rich_table(listed)
+        return
+    # Plain, aligned columns when piped: one entry per line, easy to grep.
+    cells = [(row.id, _target(row), ",".join(row.tags), row.summary) for row in listed]
+    widths = [max((len(c[i]) for c in cells), default=0) for i in range(3)]
+    for id_, target, tags, summary in cells:
+        click.echo(
+            f"{id_:<{widths[0]}}  {target:<{widths[1]}}  {tags:<{widths[2]}}  {summary}".rstrip()
+        )
+    click.echo(f"{len(listed)} {'mutation' if len(listed) == 1 else 'mutations'}")
+
+
+def _print_rich_table(listed: list[Row]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table()
+    for column in ("id", "target", "tags", "summary"):
+        table.add_column(column, overflow="fold")
+    for row in listed:
+        # Text, not markup strings: a summary like "a[0] stays" must print as written.
+        target = Text(_target(row), style="" if row.valid else "red")
+        table.add_row(Text(row.id), target, Text(", ".join(row.tags)), Text(row.summary))
+    console = Console(highlight=False)
+    console.print(table)
+    console.print(f"{len(listed)} {'mutation' if len(listed) == 1 else 'mutations'}")
+
+
+def _target(row: Row) -> str:
+    return row.target if row.valid else f"{row.target} (INVALID: {', '.join(row.problems)})"
+
+
+@click.command("check")
+@click.option(
+    "--collect",
+    is_flag=True,
+    help="Also run `pytest --collect-only` and check every killed_by test id.",
+)
+@click.pass_context
+def check_command(ctx: click.Context, collect: bool) -> None:
+    """Validate every entry and apply it in memory; exit 2 on any problem."""
+    settings = settings_of(ctx)
+    _note_applied(settings)
+    mutants = validate(settings, collect=collect)
+    noun = "mutation" if len(mutants) == 1 else "mutations"
+    checked = " (killed_by collected)" if collect else ""
+    click.echo(f"{len(mutants)} {noun} OK{checked}")
+
+
+@click.command("show")
+@click.argument("ids", nargs=-1, required=True, metavar="ID...")
+@click.pass_context
+def show_command(ctx: click.Context, ids: tuple[str, ...]) -> None:
+    """The unified diff each mutation makes, headed by its id and summary."""
+    settings = settings_of(ctx)
+    _note_applied(settings)
+    mutants = _build(assess(settings, only=set(ids)), ids)
+    for index, mutant in enumerate(mutants):
+        if index:
+            click.echo()
+        where = f" ({mutant.declared_at})" if mutant.declared_at else ""
+        click.echo(f"# {mutant.id}{where}: {mutant.summary}")
+        click.echo(mutant.diff(), nl=False)
+
+
+@click.command("apply")
+@click.argument("mutation_id", metavar="ID")
+@click.option("--revert", "undo", is_flag=True, help="Restore the files `apply ID` changed.")
+@click.pass_context
+def apply_command(ctx: click.Context, mutation_id: str, undo: bool) -> None:
+    """Write one mutant into the working tree, for debugging; `--revert` restores it exactly."""
+    settings = settings_of(ctx)
+    if undo:
+        restored = revert(settings, mutation_id)
+        click.echo(f"reverted {mutation_id}: restored {', '.join(restored)}", err=True)
+        return
+    # Before building: an applied mutant no longer matches its own `find`.
+    refuse_if_applied(settings, mutation_id)
+    (mutant,) = _build(assess(settings, only={mutation_id}), (mutation_id,))
+    state = apply_mutant(settings, mutant)
+    click.echo(mutant.diff(), nl=False)
+    files = ", ".join(f"{c.path}:{c.span.line}" for c in mutant.changes)
+    click.secho(
+        f"WARNING: mutation `{mutant.id}` is now written into your working tree ({files}).\n"
+        f"  This is the bug, on purpose. Original bytes saved in {settings.display(state)}.\n"
+        f"  Run `guardcheck apply --revert {mutant.id}` to restore them.",
+        err=True,
+        fg="yellow",
+        bold=True,
+    )
+
+
+def _note_applied(settings: Settings) -> None:
+    applied = applied_ids(settings)
+    if applied:
+        # An applied mutant no longer matches its own `find`: say why before it reads as stale.
+        click.secho(
+            f"note: applied to the working tree: {', '.join(applied)}; "
+            "revert with `guardcheck apply --revert ID`",
+            err=True,
+            fg="yellow",
+        )
+
+
+def _build(assessment: Assessment, ids: Iterable[str]) -> list[Mutant]:
+    """The requested ids' mutants, in the order asked; unknown or invalid ids are errors."""
+    ids = list(dict.fromkeys(ids))
+    declared = [entry_id for entry_id, _ in assessment.catalogue.declared]
+    unknown = [i for i in ids if i not in declared]
+    if unknown:
+        raise GuardcheckError(_unknown_message(unknown, declared, assessment))
+    problems = [p for p in assessment.problems if p.entry_id in ids]
+    if problems:
+        raise CatalogueInvalid(problems)
+    by_id = {c.entry.id: c.mutant for c in assessment.checked if c.mutant is not None}
+    return [by_id[i] for i in ids]
+
+
+def _unknown_message(unknown: list[str], declared: list[str], assessment: Assessment) -> str:
+    lines = []
+    for entry_id in unknown:
+        suggestion = did_you_mean(entry_id, declared)
+        hint = f" (did you mean `{suggestion}`?)" if suggestion else ""
+        lines.append(f"no mutation with id `{entry_id}`{hint}")
+    unreadable = sum(1 for p in assessment.problems if p.entry_id is None)
+    if unreadable:
+        lines.append(
+            f"  note: {unreadable} catalogue problem(s) hide entries: run `guardcheck check`"
+        )
+    lines.append("  fix: use an id from `guardcheck list`")
+    return "\n".join(lines)
+
+
+COMMANDS = [list_command, check_command, show_command, apply_command]

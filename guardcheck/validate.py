@@ -1,0 +1,214 @@
+"""Validation: every hard error of the catalogue, found and reported together.
+
+`validate` is the gate before anything runs: it loads the catalogue, builds
+every entry's mutant with the engine (which reports stale, ambiguous, no-op and
+unviable entries), checks ids, and with `collect=True` checks each `killed_by`
+against what pytest really collects. Either every entry is sound and the
+mutants come back, or CatalogueInvalid carries every problem at once.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from guardcheck.catalogue import Catalogue, did_you_mean, load_catalogue
+from guardcheck.collect import CollectFailed, collect_command, collected_test_ids
+from guardcheck.config import Settings
+from guardcheck.errors import CatalogueInvalid, Problem
+from guardcheck.model import Entry, Mutant, Where
+from guardcheck.mutate import build_mutant
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One well-formed entry and what building it gave: a mutant, or its problems."""
+
+    entry: Entry
+    mutant: Mutant | None
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class Assessment:
+    catalogue: Catalogue
+    checked: tuple[Checked, ...]  # in catalogue order
+    problems: tuple[Problem, ...]  # every problem, in catalogue order
+
+    @property
+    def mutants(self) -> list[Mutant]:
+        return [c.mutant for c in self.checked if c.mutant is not None]
+
+
+def validate(settings: Settings, *, collect: bool) -> list[Mutant]:
+    """Every entry's mutant, or CatalogueInvalid with every problem found."""
+    assessment = assess(settings, collect=collect)
+    if assessment.problems:
+        raise CatalogueInvalid(list(assessment.problems))
+    return assessment.mutants
+
+
+def assess(
+    settings: Settings, *, collect: bool = False, only: Collection[str] | None = None
+) -> Assessment:
+    """Load and check the catalogue without raising for its problems.
+
+    `only` restricts building (the slow part) to those ids; problems of the
+    catalogue as a whole (TOML, keys, duplicates) are still reported.
+    """
+    catalogue = load_catalogue(settings)
+    problems = [*catalogue.problems, *duplicate_problems(catalogue.declared)]
+    if catalogue.tables == 0 and not problems:
+        problems.append(empty_problem(settings, catalogue))
+    entries = [e for e in catalogue.entries if only is None or e.id in only]
+    with _no_bytecode():
+        checked = tuple(check_entry(entry, settings.root) for entry in entries)
+    problems.extend(p for c in checked for p in c.problems)
+    if collect:
+        problems.extend(killed_by_problems(settings, entries))
+    return Assessment(catalogue, checked, tuple(_in_catalogue_order(problems, settings, catalogue)))
+
+
+@contextmanager
+def _no_bytecode() -> Iterator[None]:
+    # A `transform` is imported from the project: that must not leave __pycache__ behind.
+    before = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = before
+
+
+def check_entry(entry: Entry, root: Path) -> Checked:
+    try:
+        mutant = build_mutant(entry, root)
+    except CatalogueInvalid as exc:
+        return Checked(entry, None, tuple(_attributed(p, entry) for p in exc.problems))
+    except Exception as exc:  # a crashing transform or engine bug must not hide the others
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        problem = Problem(
+            kind="error",
+            message=f"building the mutant raised {type(exc).__name__}: {exc}",
+            fix="fix the entry's transform; if the entry looks right, report a guardcheck bug",
+            entry_id=entry.id,
+            where=entry.where,
+            details=(f"raised at {frame.filename}:{frame.lineno}",),
+        )
+        return Checked(entry, None, (problem,))
+    if mutant.declared_at is None:
+        mutant = replace(mutant, declared_at=entry.where)
+    return Checked(entry, mutant, ())
+
+
+def _attributed(problem: Problem, entry: Entry) -> Problem:
+    # Every problem must name the entry and where it is declared.
+    return replace(
+        problem,
+        entry_id=problem.entry_id or entry.id,
+        where=problem.where or entry.where,
+    )
+
+
+def duplicate_problems(declared: Iterable[tuple[str, Where]]) -> list[Problem]:
+    places: dict[str, list[Where]] = defaultdict(list)
+    for entry_id, where in declared:
+        places[entry_id].append(where)
+    problems = []
+    for entry_id, wheres in places.items():
+        for later in wheres[1:]:
+            problems.append(
+                Problem(
+                    kind="duplicate",
+                    message=f"id `{entry_id}` is declared {len(wheres)} times: "
+                    + ", ".join(str(w) for w in wheres),
+                    fix="give each entry its own id (ids key reports, caches and `show`)",
+                    entry_id=entry_id,
+                    where=later,
+                )
+            )
+    return problems
+
+
+def empty_problem(settings: Settings, catalogue: Catalogue) -> Problem:
+    searched = ", ".join(settings.display(settings.resolve(p)) for p in settings.catalogue)
+    found = f"{len(catalogue.files)} file(s)" if catalogue.files else "no *.toml files"
+    return Problem(
+        kind="empty",
+        message=f"the catalogue has no [[mutation]] entries ({found} under {searched})",
+        fix="add [[mutation]] tables (see docs/catalogue.md), or point `--catalogue` / "
+        "[tool.guardcheck] catalogue at your catalogue",
+    )
+
+
+def killed_by_problems(settings: Settings, entries: Iterable[Entry]) -> list[Problem]:
+    """Each `killed_by` id that pytest does not collect; pytest runs once, only if needed."""
+    wanted = [(entry, test) for entry in entries for test in entry.killed_by]
+    if not wanted:
+        return []
+    try:
+        collected = collected_test_ids(settings)
+    except CollectFailed as exc:
+        return [Problem(kind="collect", message=exc.reason, fix=exc.fix, details=exc.details)]
+    known = _collected_names(collected)
+    command = " ".join(["python", *collect_command(settings)[1:]])
+    problems = []
+    for entry, test in wanted:
+        if test in known:
+            continue
+        suggestion = nearest_test(test, collected)
+        details = [f"did you mean: {suggestion}"] if suggestion else []
+        details.append(f"collected {len(collected)} tests with: {command}")
+        problems.append(
+            Problem(
+                kind="killed_by",
+                message=f"`killed_by` names {test}, which pytest does not collect",
+                fix=f"change it to {suggestion}"
+                if suggestion
+                else "name a collected test id, or remove it",
+                entry_id=entry.id,
+                where=entry.where,
+                details=tuple(details),
+            )
+        )
+    return problems
+
+
+def _collected_names(collected: Iterable[str]) -> set[str]:
+    """Collected ids, plus what may stand for them: a class, a test without its parameters."""
+    names: set[str] = set()
+    for node in collected:
+        names.add(node)
+        names.add(node.split("[", 1)[0])
+        parts = node.split("[", 1)[0].split("::")
+        names.update("::".join(parts[:n]) for n in range(2, len(parts)))
+    return names
+
+
+def nearest_test(test: str, collected: tuple[str, ...]) -> str | None:
+    suggestion = did_you_mean(test, collected)
+    if suggestion:
+        return suggestion
+    # Moved to another file or class: the function name is the best clue.
+    name = test.rsplit("::", 1)[-1].split("[", 1)[0]
+    same_name = [c for c in collected if c.rsplit("::", 1)[-1].split("[", 1)[0] == name]
+    return same_name[0] if same_name else None
+
+
+def _in_catalogue_order(
+    problems: list[Problem], settings: Settings, catalogue: Catalogue
+) -> list[Problem]:
+    order = {settings.display(path): index for index, path in enumerate(catalogue.files)}
+    last = len(order)
+
+    def position(problem: Problem) -> tuple[int, int]:
+        if problem.where is None:
+            return (last, 0)
+        return (order.get(problem.where.path, last), problem.where.line)
+
+    return sorted(problems, key=position)
