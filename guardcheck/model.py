@@ -89,6 +89,15 @@ class FileChange:
         return frozenset(lines)
 
 
+def is_named_by(named: str, nodeid: str) -> bool:
+    """Does the `killed_by` id `named` stand for the collected test `nodeid`?
+
+    A test class (`file.py::TestX`) stands for its tests, and a parametrized
+    test named without its `[...]` for every parametrization.
+    """
+    return nodeid == named or nodeid.startswith((f"{named}::", f"{named}["))
+
+
 @dataclass(frozen=True)
 class Mutant:
     """A concrete, validated mutation: what the runner activates and reports on."""
@@ -103,6 +112,13 @@ class Mutant:
 
     def diff(self) -> str:
         return "".join(change.diff() for change in self.changes)
+
+    def names_killer(self, nodeid: str) -> bool:
+        """Is `nodeid` one of the tests `killed_by` names?
+
+        See `is_named_by` for what one `killed_by` id stands for.
+        """
+        return any(is_named_by(named, nodeid) for named in self.killed_by)
 
     @property
     def span(self) -> Where:

@@ -1,0 +1,102 @@
+"""pytest plugin for the fresh-interpreter path (`-p guardcheck.freshrun`).
+
+For mutations a code swap cannot express (module level, class bodies,
+decorators, defaults, imports). pytest imports `-p` plugins before any
+conftest.py or test module, so installing the import hook when this module is
+imported is early enough for the mutated module to be served from memory on
+its first import. The selected tests run in the lab's order, stopping at the
+first failure unless in matrix mode; results are appended as JSON lines to
+the file the lab named ("start" per test, then one "result").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from guardcheck import protocol
+from guardcheck.importhook import ServedModules
+from guardcheck.itemrun import OneLineReports, Recorder
+
+ENV = "GUARDCHECK_FRESH"
+
+
+def _load() -> dict[str, Any] | None:
+    path = os.environ.get(ENV)
+    return json.loads(Path(path).read_text(encoding="utf-8")) if path else None
+
+
+_spec = _load()
+_served: ServedModules | None = None
+if _spec is not None:
+    _served = ServedModules({os.path.realpath(f["filename"]): f["mutated"] for f in _spec["files"]})
+    _served.install()
+
+
+class FreshRun:
+    def __init__(self, spec: dict[str, Any], served: ServedModules) -> None:
+        self.spec = spec
+        self.served = served
+        self.recorder = Recorder(on_failure=self._on_failure)
+        self.session: pytest.Session | None = None
+        self.collect_errors: list[str] = []
+        self.missing: list[str] = []
+        self.out = os.open(spec["results"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def _on_failure(self, nodeid: str) -> None:
+        if not self.spec["matrix"] and self.session is not None:
+            self.session.shouldstop = "guardcheck: first failure"
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            lines = report.longreprtext.strip().splitlines()
+            self.collect_errors.append(f"{report.nodeid}: {lines[-1] if lines else 'error'}")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        by_id = {item.nodeid: item for item in items}
+        wanted = self.spec["tests"]
+        self.missing = [n for n in wanted if n not in by_id]
+        keep = [by_id[n] for n in wanted if n in by_id]
+        kept = set(keep)
+        dropped = [item for item in items if item not in kept]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        protocol.send(self.out, {"t": "start", "nodeid": nodeid})
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        log = list(self.recorder.log)
+        if self.missing:
+            log.append("not collected in the mutated session: " + ", ".join(self.missing))
+        protocol.send(
+            self.out,
+            {
+                "t": "result",
+                "tests": [dataclasses.asdict(r) for r in self.recorder.results()],
+                "evidence": self.served.executed,
+                "collect_errors": self.collect_errors,
+                "log": "\n".join(log),
+            },
+        )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _spec is None or _served is None:
+        return
+    run = FreshRun(_spec, _served)
+    config.pluginmanager.register(OneLineReports(), "guardcheck-one-line-reports")
+    config.pluginmanager.register(run.recorder, "guardcheck-recorder")
+    config.pluginmanager.register(run, "guardcheck-freshrun")

@@ -1,0 +1,427 @@
+"""The long-lived pytest process: collects once, then forks a child per job.
+
+Started by the lab as `python -m pytest -p guardcheck.host ...` in the
+project root, so the user's conftest.py, addopts, markers and plugins are in
+force. After collection its `pytest_runtestloop` takes over: it forks one
+child for the baseline (under coverage.py, per-test contexts), then one child
+per "mutant" message from the lab, never running a test itself, so caches a
+test warms (lru_cache, memo dicts) never reach later children.
+
+Lifetime: the host stops when its control socket closes (the lab finished or
+died) or on SIGTERM (the lab stopping it, or PR_SET_PDEATHSIG); either way it
+SIGKILLs every child's process group first. Children die with the host
+through their own PR_SET_PDEATHSIG.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest.capture import MultiCapture
+
+from guardcheck import protocol, sandbox
+from guardcheck.activation import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
+from guardcheck.procs import describe_exit, kill_group, set_pdeathsig
+
+ENV = "GUARDCHECK_HOST"
+_POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
+_MAX_LOG = 64_000
+
+_collect_errors: list[str] = []
+_host: Host | None = None
+
+
+def _settings() -> dict[str, Any] | None:
+    raw = os.environ.get(ENV)
+    return json.loads(raw) if raw else None
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    # Runs between bytecodes of whatever the host is doing, collection included.
+    if _host is not None:
+        _host.kill_children()
+        _host.cleanup_if_orphaned()
+    else:
+        settings = _settings()
+        if settings and os.getppid() != settings["parent"]:
+            sandbox.remove(Path(settings["scratch"]))
+    os._exit(128 + signum)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _settings() is not None:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        text = report.longreprtext.strip().splitlines()
+        _collect_errors.append(f"{report.nodeid or '<session>'}: " + "\n".join(text[-15:]))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    global _host
+    settings = _settings()
+    if settings is None:
+        return None  # loaded outside guardcheck: behave like plain pytest
+    _host = Host(session, settings)
+    try:
+        _host.serve()
+    finally:
+        _host.kill_children()
+        _host.cleanup_if_orphaned()
+    return True
+
+
+@dataclass
+class Child:
+    key: int  # the lab's job key; -1 for the baseline
+    pid: int
+    fd: int  # read end of the child's pipe
+    deadline: float | None
+    timeout: float | None
+    slot: sandbox.Slot  # its working directory and basetemp, pooled
+    buffer: protocol.LineBuffer = field(default_factory=protocol.LineBuffer)
+    current: str | None = None  # the test it said it started last
+    result: dict[str, Any] | None = None
+    eof: bool = False
+    forking: float = 0.0  # perf_counter when the host began forking it (GUARDCHECK_TIMING)
+
+
+class Host:
+    def __init__(self, session: pytest.Session, settings: dict[str, Any]) -> None:
+        self.session = session
+        self.config = session.config
+        self.items = {}
+        for item in session.items:
+            self.items.setdefault(item.nodeid, item)
+        self.control = socket.socket(fileno=settings["fd"])
+        self.parent_pid = settings["parent"]
+        self.scratch = Path(settings["scratch"])
+        self.source = settings["source"]
+        self.sandbox = sandbox.Sandbox(
+            Path(settings["root"]), set(settings["skip"]), self.scratch / "slots"
+        )
+        self.selector = selectors.DefaultSelector()
+        self.children: dict[int, Child] = {}  # by pid; running, or dead but not yet reported
+        self.exiting: list[Child] = []  # reported, killed, not yet reaped
+        self.inbox = protocol.LineBuffer()
+        self.live: LiveFunctions | None = None
+        self.captures: dict[Path, MultiCapture[str] | None] = {}  # per sandbox slot
+        self.recorder = Recorder()
+        self.stopping = False
+        self.pid = os.getpid()
+
+    # -- the lab's side --------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            self.control.sendall(protocol.encode(message))
+        except OSError:
+            self.stopping = True  # the lab is gone
+
+    def serve(self) -> None:
+        if self.session.testsfailed or _collect_errors:
+            self.send({"t": "collect_failed", "errors": _collect_errors or ["collection failed"]})
+            return
+        self.send(
+            {
+                "t": "collected",
+                "tests": [{"nodeid": n, "path": str(i.path)} for n, i in self.items.items()],
+                "rootdir": str(self.config.rootpath),
+                "inifile": str(self.config.inipath) if self.config.inipath else None,
+            }
+        )
+        self._prepare()
+        self._fork(-1, self._baseline_main, None)
+        self.selector.register(self.control, selectors.EVENT_READ, None)
+        while not self.stopping:
+            self._step()
+
+    def _prepare(self) -> None:
+        """Once, before the first fork: everything children would otherwise each redo."""
+        plugins = self.config.pluginmanager
+        reporter = plugins.get_plugin("terminalreporter")
+        if reporter is not None:
+            plugins.unregister(reporter)  # children print nothing; the lab reports
+        plugins.register(OneLineReports(), "guardcheck-one-line-reports")
+        plugins.register(self.recorder, "guardcheck-recorder")
+
+    def _on_control(self) -> None:
+        try:
+            data = self.control.recv(1 << 20)
+        except OSError:
+            data = b""
+        if not data:
+            self.stopping = True
+            return
+        for message in self.inbox.feed(data):
+            if message["t"] == "mutant":
+                self._start_mutant(message)
+
+    # -- children ----------------------------------------------------------------
+
+    def _fork(self, key: int, main: Callable[[int, Child], None], timeout: float | None) -> None:
+        forking = time.perf_counter()
+        read, write = os.pipe()
+        slot = self.sandbox.take()
+        if slot.cwd not in self.captures:
+            self.captures[slot.cwd] = new_capture(self.config)
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        pid = os.fork()
+        if pid == 0:
+            child = Child(key, os.getpid(), write, deadline, timeout, slot)
+            try:
+                os.close(read)
+                self._become_child()
+                main(write, child)
+            except BaseException as exc:  # report, never unwind into the host's code
+                crash = f"{type(exc).__name__}: {exc}".strip()
+                with contextlib.suppress(OSError):
+                    protocol.send(write, {"t": "result", "crash": crash, "log": _trace()})
+            finally:
+                os._exit(0)
+        os.close(write)
+        with contextlib.suppress(OSError):  # the child does it too: whoever runs first wins
+            os.setpgid(pid, pid)
+        child = Child(key, pid, read, deadline, timeout, slot, forking=forking)
+        self.children[pid] = child
+        self.selector.register(read, selectors.EVENT_READ, child)
+
+    def _become_child(self) -> None:
+        os.setpgid(0, 0)  # its own group: a timeout kills the tests' subprocesses too
+        set_pdeathsig(signal.SIGKILL)
+        if os.getppid() != self.pid:  # the host died before prctl took effect
+            os._exit(1)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # The lab must see EOF when the host dies, not when its last child does.
+        self.control.close()
+        for other in [*self.children.values(), *self.exiting]:
+            os.close(other.fd)
+
+    def _enter_scratch(self, child: Child) -> None:
+        os.chdir(child.slot.cwd)
+        # Private basetemp: no numbering races between siblings, emptied after the child.
+        self.config._tmp_path_factory._basetemp = child.slot.tmp  # type: ignore[attr-defined]
+        use_capture(self.config, self.captures.get(child.slot.cwd))
+
+    def _baseline_main(self, out: int, child: Child) -> None:
+        from coverage import Coverage
+
+        self._enter_scratch(child)
+        cov = Coverage(data_file=None, source=self.source, config_file=False, messages=False)
+        cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
+        cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
+        items = list(self.items.values())
+
+        def before(item: pytest.Item) -> None:
+            protocol.send(out, {"t": "start", "nodeid": item.nodeid})
+            cov.switch_context(item.nodeid)
+
+        cov.start()
+        try:
+            results = run_items(self.session, items, self.recorder, bail=False, before=before)
+        finally:
+            cov.stop()
+        index = {nodeid: n for n, nodeid in enumerate(self.items)}
+        data = cov.get_data()
+        coverage = {}
+        for filename in data.measured_files():
+            by_line = data.contexts_by_lineno(filename)
+            coverage[filename] = {
+                line: [index[c] for c in contexts if c in index]
+                for line, contexts in by_line.items()
+            }
+        protocol.send(
+            out,
+            {
+                "t": "result",
+                "tests": [dataclasses.asdict(r) for r in results],
+                "coverage": coverage,
+                "log": "\n".join(self.recorder.log)[-_MAX_LOG:],
+            },
+        )
+
+    def _start_mutant(self, message: dict[str, Any]) -> None:
+        """Activate in the host, fork (the child inherits the mutant), undo in the host."""
+        assert self.live is not None
+        seen = install_marker()
+        try:
+            applied = activate(message["files"], self.live)
+        except (ActivationError, ValueError, OSError) as exc:
+            error = f"could not activate the mutant: {exc}"
+            self.send({"t": "done", "key": message["key"], "error": error, "log": _trace()})
+            return
+        try:
+            main = self._mutant_main(message, seen, applied.notes)
+            self._fork(message["key"], main, message["timeout"])
+        finally:
+            applied.undo()
+
+    def _mutant_main(
+        self, message: dict[str, Any], seen: set[str], notes: list[str]
+    ) -> Callable[[int, Child], None]:
+        def main(out: int, child: Child) -> None:
+            timing = {"child": time.perf_counter()}
+            self._enter_scratch(child)
+            if sys.gettrace() is not None:  # e.g. pytest-cov's tracer: pure slowdown here
+                sys.settrace(None)
+                threading.settrace(None)  # type: ignore[arg-type]
+            items = [self.items[n] for n in message["tests"] if n in self.items]
+
+            def before(item: pytest.Item) -> None:
+                protocol.send(out, {"t": "start", "nodeid": item.nodeid})
+
+            timing["ready"] = time.perf_counter()
+            bail = not message["matrix"]
+            results = run_items(self.session, items, self.recorder, bail=bail, before=before)
+            timing["tested"] = time.perf_counter()
+            log = [*notes, *self.recorder.log]
+            protocol.send(
+                out,
+                {
+                    "t": "result",
+                    "tests": [dataclasses.asdict(r) for r in results],
+                    "evidence": sorted(seen),
+                    "log": "\n".join(log)[-_MAX_LOG:],
+                    "timing": timing,
+                },
+            )
+
+        return main
+
+    def _step(self) -> None:
+        for key, _ in self.selector.select(self._wait()):
+            if key.data is None:
+                self._on_control()
+            else:
+                self._on_output(key.data)
+        now = time.monotonic()
+        for child in list(self.children.values()):
+            if child.result is not None:
+                self._report(child)
+                self._retire(child)
+            elif child.deadline is not None and now > child.deadline:
+                self._retire(child)
+                self._report(child, timed_out=True)
+            else:
+                self._reap_if_dead(child)
+        self._reap_exiting()
+
+    def _wait(self) -> float:
+        if self.exiting:
+            return 0.001  # reap soon, but let the next fork go first
+        deadlines = [c.deadline for c in self.children.values() if c.deadline is not None]
+        wait = min(deadlines, default=time.monotonic() + _POLL) - time.monotonic()
+        return max(0.0, min(wait, _POLL if self.children else 3600.0))
+
+    def _on_output(self, child: Child) -> None:
+        try:
+            data = os.read(child.fd, 1 << 16)
+        except OSError:
+            data = b""
+        if not data:
+            self.selector.unregister(child.fd)
+            child.eof = True
+            return
+        for message in child.buffer.feed(data):
+            if message["t"] == "start":
+                child.current = message["nodeid"]
+            elif message["t"] == "result":
+                child.result = message
+                message.setdefault("timing", {}).update(fork=child.forking, got=time.perf_counter())
+
+    def _drain(self, child: Child) -> None:
+        """Read whatever a dead child left in its pipe (its result may be there)."""
+        while not child.eof and child.result is None:
+            ready = selectors.DefaultSelector()
+            ready.register(child.fd, selectors.EVENT_READ)
+            events = ready.select(0)
+            ready.close()
+            if not events:
+                return
+            self._on_output(child)
+
+    def _reap_if_dead(self, child: Child) -> None:
+        pid, status = os.waitpid(child.pid, os.WNOHANG)
+        if pid == 0:
+            return
+        self._drain(child)
+        kill_group(child.pid)  # whatever its tests left running in its group
+        self._report(child, status=status)
+        self._release(child)
+
+    def _retire(self, child: Child) -> None:
+        """Kill the child's whole group (it may linger after reporting); reap it later."""
+        kill_group(child.pid)
+        self.exiting.append(child)
+
+    def _reap_exiting(self) -> None:
+        for child in list(self.exiting):
+            pid, _ = os.waitpid(child.pid, os.WNOHANG)
+            if pid == 0:
+                continue
+            self.exiting.remove(child)
+            self._release(child)
+
+    def _release(self, child: Child) -> None:
+        if not child.eof:
+            self.selector.unregister(child.fd)
+        os.close(child.fd)
+        self.sandbox.give_back(child.slot)
+
+    def _report(self, child: Child, *, timed_out: bool = False, status: int | None = None) -> None:
+        """Tell the lab how the child ended, as soon as that is known."""
+        del self.children[child.pid]
+        result = child.result or {}
+        message = {
+            **result,
+            "t": "baseline" if child.key == -1 else "done",
+            "key": child.key,
+            "current": child.current,
+            "timed_out": child.timeout if timed_out else None,
+            "exit": None if child.result or status is None else describe_exit(status),
+        }
+        if child.key == -1:
+            # Every function the collected tests can reach now exists; children share it.
+            self.live = LiveFunctions()
+            gc.freeze()  # fewer copy-on-write page faults in each child
+        message.setdefault("timing", {})["sent"] = time.perf_counter()
+        self.send(message)
+
+    # -- shutdown ----------------------------------------------------------------
+
+    def kill_children(self) -> None:
+        for child in [*self.children.values(), *self.exiting]:
+            kill_group(child.pid)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(child.pid, 0)
+        self.children.clear()
+        self.exiting.clear()
+
+    def cleanup_if_orphaned(self) -> None:
+        """The lab normally removes its scratch folder; if it was killed, the host does."""
+        if os.getppid() != self.parent_pid:
+            sandbox.remove(self.scratch)
+
+
+def _trace() -> str:
+    return traceback.format_exc()[-_MAX_LOG:]

@@ -1,0 +1,170 @@
+"""Run collected pytest items in a child process and record per-test outcomes, cheaply.
+
+Items go through `item.ihook.pytest_runtest_protocol`, so fixtures, markers,
+warnings capture, assertion rewriting and plugins such as pytest-timeout
+behave as in a normal run. Failure reports carry one line (the crash
+location and the exception's first line) instead of pytest's full report:
+building the full report costs most of a child's CPU (runner-notes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest.capture import CaptureManager, MultiCapture, _get_multicapture
+from _pytest.outcomes import Exit, skip
+from _pytest.pathlib import bestrelpath
+from _pytest.reports import TestReport
+from _pytest.runner import CallInfo
+
+from guardcheck.model import TestOutcome, TestResult
+
+_PHASE_ERROR = ("setup", "teardown")
+_MAX_SECTION = 4000  # characters of captured output kept per section in the log
+
+
+def one_line(excinfo: pytest.ExceptionInfo[BaseException], root: Path) -> str:
+    """`path:line: ExceptionType: first line of the message` of the innermost frame."""
+    text = excinfo.exconly(tryshort=True).strip()
+    first = text.splitlines()[0] if text else excinfo.typename
+    try:
+        entry = excinfo.traceback[-1]
+        return f"{bestrelpath(root, Path(entry.path))}:{entry.lineno + 1}: {first}"
+    except (IndexError, ValueError):
+        return first
+
+
+class OneLineReports:
+    """pytest plugin: failure reports whose longrepr is a single line."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: CallInfo[None]) -> Any:
+        excinfo = call.excinfo
+        if excinfo is None or call.when == "collect":
+            return None
+        if isinstance(excinfo.value, skip.Exception | BaseExceptionGroup):
+            return None  # skips keep pytest's own handling (their location matters)
+        if type(item).__name__ == "TestCaseFunction":
+            return None  # unittest items rewrite call.excinfo in a later hook
+        sections = [(f"Captured {key} {when}", text) for when, key, text in item._report_sections]
+        return TestReport(
+            item.nodeid,
+            item.location,
+            dict.fromkeys(item.keywords, 1),
+            "failed",
+            one_line(excinfo, item.config.rootpath),
+            call.when,
+            sections,
+            call.duration,
+            call.start,
+            call.stop,
+            user_properties=item.user_properties,
+        )
+
+
+def _message(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):  # skip: (path, line, reason)
+        return str(longrepr[2])
+    text = str(longrepr) if longrepr is not None else ""
+    if not isinstance(longrepr, str) and report.failed:
+        crash = getattr(longrepr, "reprcrash", None)
+        if crash is not None:
+            text = f"{crash.path}:{crash.lineno}: {crash.message}"
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+class Recorder:
+    """pytest plugin: folds the setup/call/teardown reports into one TestResult per test."""
+
+    def __init__(self, on_failure: Callable[[str], None] | None = None) -> None:
+        self._phases: dict[str, list[pytest.TestReport]] = {}
+        self._on_failure = on_failure
+        self.log: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._phases.setdefault(report.nodeid, []).append(report)
+        if report.failed:
+            self.log.append(f"{report.when} failed: {report.nodeid}\n  {_message(report)}")
+            for title, text in report.sections:
+                self.log.append(f"  ---- {title} ----\n{text[-_MAX_SECTION:]}")
+            if self._on_failure is not None:
+                self._on_failure(report.nodeid)
+
+    def result(self, nodeid: str) -> TestResult | None:
+        reports = self._phases.get(nodeid)
+        if not reports:
+            return None
+        duration = sum(r.duration for r in reports)
+        for report in reports:
+            if report.failed:
+                kind = TestOutcome.ERROR if report.when in _PHASE_ERROR else TestOutcome.FAILED
+                return TestResult(nodeid, kind, duration, _message(report))
+        if any(r.skipped for r in reports):
+            skipped = next(r for r in reports if r.skipped)
+            return TestResult(nodeid, TestOutcome.SKIPPED, duration, _message(skipped))
+        return TestResult(nodeid, TestOutcome.PASSED, duration)
+
+    def results(self) -> list[TestResult]:
+        return [r for n in self._phases if (r := self.result(n)) is not None]
+
+
+def new_capture(config: pytest.Config) -> MultiCapture[str] | None:
+    """Capture files for one worker slot, made in the host (creating them in each child
+    costs a millisecond). Slots serve one child at a time, so offsets are never shared
+    between live siblings, unlike the host's own capture files (runner-notes)."""
+    capman = config.pluginmanager.get_plugin("capturemanager")
+    if not isinstance(capman, CaptureManager) or capman._global_capturing is None:
+        return None
+    capture = _get_multicapture(capman._method)
+    capture.start_capturing()
+    capture.suspend_capturing()
+    return capture
+
+
+def use_capture(config: pytest.Config, capture: MultiCapture[str] | None) -> None:
+    """In the child: capture into the slot's files, emptied of any previous child's output."""
+    capman = config.pluginmanager.get_plugin("capturemanager")
+    if capture is None or not isinstance(capman, CaptureManager):
+        return
+    capture.readouterr()  # reading also truncates
+    capman._global_capturing = capture
+
+
+def run_items(
+    session: pytest.Session,
+    items: Sequence[pytest.Item],
+    recorder: Recorder,
+    *,
+    bail: bool,
+    before: Callable[[pytest.Item], None] | None = None,
+) -> list[TestResult]:
+    """Run `items` in order; with `bail`, stop after the first failing test.
+
+    Fixtures are torn down explicitly at the end: the child leaves by os._exit.
+    """
+    results: list[TestResult] = []
+    for index, item in enumerate(items):
+        if before is not None:
+            before(item)
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        try:
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        except Exit as exc:  # pytest.exit() inside a test: that test is to blame
+            results.append(TestResult(item.nodeid, TestOutcome.ERROR, 0.0, f"pytest.exit: {exc}"))
+            break
+        result = recorder.result(item.nodeid)
+        if result is None:
+            result = TestResult(item.nodeid, TestOutcome.ERROR, 0.0, "no report from pytest")
+        results.append(result)
+        if bail and result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR):
+            break
+    try:
+        session._setupstate.teardown_exact(None)
+    except BaseException as exc:  # a teardown error after the verdict: note it, keep results
+        recorder.log.append(f"final teardown raised {type(exc).__name__}: {exc}")
+    return results

@@ -1,0 +1,420 @@
+"""`run_lab`: baseline, plan, then every mutant in isolation; the engine behind `guardcheck run`.
+
+Phases: classify each mutant (activation.py: code swap in a fork, or a fresh
+interpreter); start the pytest host, which collects once and runs the
+baseline under coverage in a forked child; plan each mutant (plan.py); run
+up to `jobs` mutants at a time, forked by the host or as fresh interpreters;
+turn what each child reported into a verdict (verdict.py).
+
+Interruption: Ctrl-C (KeyboardInterrupt) or SIGTERM while running returns the
+RunReport gathered so far with `interrupted=True`, after every child process
+is dead; the caller maps that to exit 130. The scratch folder (system temp
+dir) is removed in every case; the working tree is never written to.
+
+Errors: BaselineFailed (exit 3) for collection errors, failing or crashing
+baseline tests; workers.HostDied (a GuardcheckError, exit 2) when pytest
+itself cannot start (bad pytest_args) or the host is killed mid-run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import selectors
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from guardcheck import sandbox
+from guardcheck.activation import FORK, SUBPROCESS, Activation, Unviable, classify
+from guardcheck.config import Settings
+from guardcheck.errors import GuardcheckError
+from guardcheck.exitcodes import ExitCode
+from guardcheck.model import (
+    BaselineTest,
+    Mutant,
+    MutantResult,
+    RunReport,
+    Status,
+    TestOutcome,
+    TestResult,
+)
+from guardcheck.plan import CoverageMap, MutantPlan, plan_mutant
+from guardcheck.verdict import ChildOutcome, decide
+from guardcheck.workers import FreshProcess, HostInfo, HostProcess, outcome_of
+
+KEEP_SCRATCH = "GUARDCHECK_KEEP_SCRATCH"  # debugging: keep host.log and fresh runs' logs
+TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
+_IDLE_POLL = 0.02  # seconds, only when a fresh process cannot be waited on by descriptor
+
+
+@dataclass(frozen=True)
+class LabOptions:
+    jobs: int | None = None  # None -> os.cpu_count()
+    matrix: bool = False  # run every selected test instead of stopping at the first failure
+    timeout_factor: float = 2.0
+    timeout_constant: float = 5.0
+
+
+class LabEvents(Protocol):
+    def baseline_started(self) -> None: ...
+    def baseline_finished(self, tests: list[BaselineTest], seconds: float) -> None: ...
+    def mutant_started(self, mutant: Mutant) -> None: ...
+    def mutant_finished(self, result: MutantResult, log: str) -> None: ...
+
+
+class BaselineFailed(GuardcheckError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ExitCode.BASELINE_FAILED)
+
+
+@dataclass
+class _Job:
+    index: int  # position in the caller's mutant list: results keep that order
+    plan: MutantPlan
+    activation: Activation
+    started: float = 0.0
+    fresh: FreshProcess | None = None
+
+
+def run_lab(
+    settings: Settings, mutants: list[Mutant], options: LabOptions, events: LabEvents
+) -> RunReport:
+    """Run `mutants` against the project's suite; raises BaselineFailed on a red baseline."""
+    started = time.perf_counter()
+    report = RunReport(root=str(settings.root), matrix=options.matrix)
+    results: dict[int, MutantResult] = {}
+    activations = {i: _classify(m, settings) for i, m in enumerate(mutants)}
+    scratch = Path(tempfile.mkdtemp(prefix="guardcheck-lab-"))
+    host: HostProcess | None = None
+    lab: _Lab | None = None
+    try:
+        with _sigterm_as_interrupt():
+            events.baseline_started()
+            launched = time.perf_counter()
+            host = HostProcess(settings, scratch, _source(settings, mutants))
+            info = _wait_collected(host, launched)
+            baseline, coverage = _wait_baseline(host, settings, info)
+            report.baseline = baseline
+            # Wall time: starting pytest, collecting, and the tests under coverage.
+            report.baseline_seconds = time.perf_counter() - launched
+            events.baseline_finished(baseline, report.baseline_seconds)
+            lab = _Lab(settings, options, events, host, info, scratch, results)
+            for index, mutant in enumerate(mutants):
+                lab.add(index, mutant, activations[index], baseline, coverage)
+            lab.run()
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        if lab is not None:
+            lab.kill_fresh()
+        if host is not None:
+            host.stop(urgent=report.interrupted)
+        if os.environ.get(KEEP_SCRATCH):
+            print(f"guardcheck: scratch folder kept: {scratch}", file=sys.stderr)
+        else:
+            sandbox.remove(scratch)
+    report.results = [results[i] for i in sorted(results)]
+    report.wall_seconds = time.perf_counter() - started
+    return report
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM takes the Ctrl-C route: children are stopped before anything returns."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _classify(mutant: Mutant, settings: Settings) -> Activation | str:
+    try:
+        return classify(mutant, settings.root)
+    except Unviable as exc:
+        return str(exc)
+
+
+def _source(settings: Settings, mutants: list[Mutant]) -> list[str]:
+    """Folders coverage measures: [tool.guardcheck] source, else the mutants' folders."""
+    if settings.source:
+        return [str(settings.resolve(Path(s))) for s in settings.source]
+    folders = {str((settings.root / c.path).parent) for m in mutants for c in m.changes}
+    return sorted(folders) or [str(settings.root)]
+
+
+def _wait_for(host: HostProcess, kinds: set[str]) -> dict[str, Any]:
+    selector = selectors.DefaultSelector()
+    selector.register(host.fileno(), selectors.EVENT_READ)
+    try:
+        while True:
+            while host.inbox:
+                message = host.inbox.popleft()
+                if message["t"] in kinds:
+                    return message
+            selector.select()
+            host.receive()
+    finally:
+        selector.close()
+
+
+def _wait_collected(host: HostProcess, launched: float) -> HostInfo:
+    message = _wait_for(host, {"collected", "collect_failed"})
+    startup = time.perf_counter() - launched
+    if message["t"] == "collect_failed":
+        errors = "\n".join(f"  {e}" for e in message["errors"])
+        raise BaselineFailed(f"pytest could not collect the tests:\n{errors}")
+    paths = {t["nodeid"]: t["path"] for t in message["tests"]}
+    return HostInfo(Path(message["rootdir"]), message["inifile"], paths, startup)
+
+
+def _relative(filename: str, settings: Settings) -> str:
+    real = Path(os.path.realpath(filename))
+    try:
+        return real.relative_to(os.path.realpath(settings.root)).as_posix()
+    except ValueError:
+        return real.as_posix()
+
+
+def _wait_baseline(
+    host: HostProcess, settings: Settings, info: HostInfo
+) -> tuple[list[BaselineTest], CoverageMap]:
+    message = _wait_for(host, {"baseline"})
+    outcome = outcome_of(message)
+    if outcome.crash or outcome.error or outcome.timed_out:
+        where = f" during {message.get('current')}" if message.get("current") else ""
+        what = outcome.crash or outcome.error
+        raise BaselineFailed(f"the baseline run crashed ({what}){where}")
+    red = [t for t in outcome.tests if t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)]
+    if red:
+        lines = "\n".join(f"  {t.nodeid} ({t.outcome}): {t.message}" for t in red)
+        raise BaselineFailed(
+            f"baseline failed: {len(red)} test(s) fail without any mutation:\n{lines}"
+        )
+    tests = [t.nodeid for t in outcome.tests]
+    baseline = [
+        BaselineTest(t.nodeid, t.duration, _relative(info.paths[t.nodeid], settings))
+        for t in outcome.tests
+    ]
+    coverage: dict[str, dict[int, frozenset[str]]] = {}
+    for filename, by_line in message.get("coverage", {}).items():
+        lines = coverage.setdefault(_relative(filename, settings), {})
+        for line, indices in by_line.items():
+            nodeids = {tests[i] for i in indices if i < len(tests)}
+            lines[int(line)] = lines.get(int(line), frozenset()) | nodeids
+    return baseline, coverage
+
+
+class _Lab:
+    """Runs planned mutants, at most `jobs` at a time, forked by the host or fresh."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        options: LabOptions,
+        events: LabEvents,
+        host: HostProcess,
+        info: HostInfo,
+        scratch: Path,
+        results: dict[int, MutantResult],
+    ) -> None:
+        self.settings = settings
+        self.options = options
+        self.events = events
+        self.host = host
+        self.info = info
+        self.scratch = scratch
+        self.results = results
+        self.jobs = max(1, options.jobs or os.cpu_count() or 1)
+        self.pending: deque[_Job] = deque()
+        self.running: dict[int, _Job] = {}
+        self._subprocess_jobs = 0  # queued at the front, in input order
+
+    def add(
+        self,
+        index: int,
+        mutant: Mutant,
+        activation: Activation | str,
+        baseline: list[BaselineTest],
+        coverage: CoverageMap,
+    ) -> None:
+        if isinstance(activation, str):  # unviable: the mutated text does not compile
+            self.events.mutant_started(mutant)
+            self._record(index, MutantResult(mutant, Status.ERROR, activation), "")
+            return
+        plan = plan_mutant(
+            mutant,
+            baseline,
+            coverage,
+            whole_file=activation.mode == SUBPROCESS,
+            timeout_factor=self.options.timeout_factor,
+            timeout_constant=self.options.timeout_constant,
+        )
+        if plan.no_coverage:
+            result = MutantResult(
+                mutant,
+                Status.NO_COVERAGE,
+                plan.no_coverage,
+                selection=plan.selection,
+                path=activation.mode,
+            )
+            self.events.mutant_started(mutant)
+            self._record(index, result, "")
+            return
+        job = _Job(index, plan, activation)
+        if activation.mode == SUBPROCESS:
+            # A fresh interpreter costs ~1 s of startup: start those first so the
+            # cheap forks fill the other slots instead of trailing behind them.
+            self.pending.insert(self._subprocess_jobs, job)
+            self._subprocess_jobs += 1
+        else:
+            self.pending.append(job)
+
+    def run(self) -> None:
+        while self.pending or self.running:
+            while self.pending and len(self.running) < self.jobs:
+                self._start(self.pending.popleft())
+            self._wait()
+
+    def _start(self, job: _Job) -> None:
+        mutant, plan = job.plan.mutant, job.plan
+        self.events.mutant_started(mutant)
+        job.started = time.perf_counter()
+        self.running[job.index] = job
+        if job.activation.mode == FORK:
+            files = [f.to_wire() for f in job.activation.files]
+            self.host.queue(
+                {
+                    "t": "mutant",
+                    "key": job.index,
+                    "files": files,
+                    "tests": list(plan.tests),
+                    "matrix": self.options.matrix,
+                    "timeout": plan.timeout,
+                }
+            )
+            return
+        files = [
+            {"filename": str(self.settings.root / c.path), "mutated": c.mutated}
+            for c in mutant.changes
+        ]
+        job.fresh = FreshProcess(
+            self.settings,
+            self.info,
+            self.scratch / f"fresh-{job.index}",
+            files,
+            plan.tests,
+            matrix=self.options.matrix,
+            # A fresh interpreter starts pytest and collects again: allow for that too.
+            timeout=plan.timeout + self.options.timeout_factor * self.info.startup,
+        )
+
+    def _wait(self) -> None:
+        selector = selectors.DefaultSelector()
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.host.wants_write else 0)
+        selector.register(self.host.fileno(), events, None)
+        timeout: float | None = None
+        for job in self.running.values():
+            if job.fresh is None:
+                continue
+            fd = job.fresh.fileno()
+            if fd is None:
+                timeout = _IDLE_POLL
+            else:
+                selector.register(fd, selectors.EVENT_READ, job)
+            left = max(0.0, job.fresh.deadline - time.monotonic())
+            timeout = left if timeout is None else min(timeout, left)
+        try:
+            ready = selector.select(timeout)
+        finally:
+            selector.close()
+        for key, mask in ready:
+            if key.data is None:
+                if mask & selectors.EVENT_WRITE:
+                    self.host.flush()
+                if mask & selectors.EVENT_READ:
+                    self.host.receive()
+        while self.host.inbox:
+            self._on_host(self.host.inbox.popleft())
+        for job in list(self.running.values()):
+            if job.fresh is not None and (done := job.fresh.poll()) is not None:
+                self._finish(job, *done)
+                sandbox.remove(job.fresh.folder)
+
+    def _on_host(self, message: dict[str, Any]) -> None:
+        if message["t"] != "done" or message["key"] not in self.running:
+            return
+        log = message.get("log", "")
+        if os.environ.get(TIMING):
+            log += "\n" + _timing_line(self.running[message["key"]].started, message["timing"])
+        self._finish(self.running[message["key"]], outcome_of(message), log)
+
+    def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
+        del self.running[job.index]
+        mutant = job.plan.mutant
+        status, reason = decide(mutant, outcome)
+        result = MutantResult(
+            mutant,
+            status,
+            reason,
+            tests=_ran(outcome),
+            selection=job.plan.selection,
+            path=job.activation.mode,
+            duration=time.perf_counter() - job.started,
+        )
+        log = [
+            f"mutant {mutant.id} ({job.activation.mode}"
+            + (f": {job.activation.why})" if job.activation.why else ")"),
+            "selected: " + ", ".join(job.plan.tests),
+            *(
+                f"{t.outcome.value:8} {t.nodeid} ({t.duration:.3f}s) {t.message}"
+                for t in result.tests
+            ),
+            child_log,
+            f"verdict: {status.value}: {reason}",
+        ]
+        self._record(job.index, result, "\n".join(line for line in log if line))
+
+    def _record(self, index: int, result: MutantResult, log: str) -> None:
+        self.results[index] = result
+        self.events.mutant_finished(result, log)
+
+    def kill_fresh(self) -> None:
+        for job in self.running.values():
+            if job.fresh is not None:
+                job.fresh.kill()
+
+
+def _ran(outcome: ChildOutcome) -> tuple[TestResult, ...]:
+    """What ran, with the test a crash or timeout interrupted recorded as its killer."""
+    tests = outcome.tests
+    interrupted = outcome.crash or outcome.timed_out is not None
+    if interrupted and outcome.current and outcome.current not in {t.nodeid for t in tests}:
+        what = "timeout" if outcome.timed_out is not None else f"crash: {outcome.crash}"
+        tests = (*tests, TestResult(outcome.current, TestOutcome.ERROR, 0.0, what))
+    return tests
+
+
+def _timing_line(dispatched: float, timing: dict[str, float]) -> str:
+    """Milliseconds between the steps of one forked mutant (all perf_counter, one clock)."""
+    steps = ["fork", "child", "ready", "tested", "got", "sent"]
+    marks = [("dispatched", dispatched)] + [(s, timing[s]) for s in steps if s in timing]
+    marks.append(("handled", time.perf_counter()))
+    parts = [f"{b[0]} +{1000 * (b[1] - a[1]):.1f}" for a, b in itertools.pairwise(marks)]
+    return "timing ms: " + ", ".join(parts)

@@ -1,0 +1,187 @@
+"""Which tests to run against a mutant, and why (pure: no processes, no I/O).
+
+Coverage records the line a statement starts executing on, and a line event
+may fire on any line of a multi-line statement; so a changed line is widened to
+the whole statement enclosing it before looking up which tests executed it.
+Lines that never fire a line event (the second line of an implicitly joined
+string) fall back to the enclosing function's body, and the reason says so.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from guardcheck.model import BaselineTest, Mutant, Selection, is_named_by
+
+# root-relative posix path -> line number -> node ids of the tests that executed it
+CoverageMap = Mapping[str, Mapping[int, frozenset[str]]]
+
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Match,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class MutantPlan:
+    mutant: Mutant
+    tests: tuple[str, ...]  # to run, in this order
+    selection: tuple[Selection, ...]  # one per baseline test, in collection order
+    timeout: float  # seconds for the whole child
+    no_coverage: str | None = None  # why nothing is run, when no test executes the mutation
+
+
+@dataclass(frozen=True)
+class _Span:
+    lines: tuple[int, ...]
+    label: str  # for reasons: "run.py:42" or "function run.py:cooldown"
+
+
+@dataclass(frozen=True)
+class _SourceMap:
+    statement: Mapping[int, tuple[int, ...]]  # line -> all lines of its innermost statement
+    function: Mapping[int, tuple[str, tuple[int, ...]]]  # line -> (name, body lines)
+
+
+def _header_end(node: ast.stmt) -> int:
+    """Last line of a statement's own text: compound statements stop before their body."""
+    end = node.end_lineno or node.lineno
+    if isinstance(node, _COMPOUND):
+        body = getattr(node, "body", None) or getattr(node, "cases", None)
+        if body:
+            end = min(end, body[0].lineno - 1)
+    return max(end, node.lineno)
+
+
+@lru_cache(maxsize=64)
+def _source_map(source: str) -> _SourceMap:
+    tree = ast.parse(source)
+    statement: dict[int, tuple[int, ...]] = {}
+    function: dict[int, tuple[str, tuple[int, ...]]] = {}
+    # ast.walk is breadth-first, so inner statements overwrite the outer ones.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            lines = tuple(range(start, _header_end(node) + 1))
+            for line in lines:
+                statement[line] = lines
+        if isinstance(node, _FUNCTIONS) and node.body:
+            body = tuple(range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1))
+            for line in body:
+                function[line] = (node.name, body)
+    return _SourceMap(statement, function)
+
+
+def _testers(lines: Sequence[int], by_line: Mapping[int, frozenset[str]]) -> set[str]:
+    found: set[str] = set()
+    for line in lines:
+        found |= by_line.get(line, frozenset())
+    return found
+
+
+def _covering_tests(
+    mutant: Mutant, coverage: CoverageMap, whole_file: bool
+) -> tuple[dict[str, str], list[str]]:
+    """Tests executing the mutation -> first reason; plus notes about fallbacks."""
+    reasons: dict[str, str] = {}
+    missing: list[str] = []
+    for change in mutant.changes:
+        by_line = coverage.get(change.path, {})
+        if whole_file:
+            reason = (
+                f"executes code in {change.path} (module-level change: import-time lines "
+                "carry no per-test coverage, so any test running this file is selected)"
+            )
+            for nodeid in sorted(_testers(list(by_line), by_line)):
+                reasons.setdefault(nodeid, reason)
+            if not by_line:
+                missing.append(change.path)
+            continue
+        source = _source_map(change.original)
+        for line in sorted(change.changed_lines()):
+            span = source.statement.get(line, (line,))
+            found = _testers(span, by_line)
+            reason = f"executes {change.path}:{span[0]}"
+            if not found and line in source.function:
+                name, body = source.function[line]
+                found = _testers(body, by_line)
+                reason = (
+                    f"executes {change.path}:{name} (function-level fallback: "
+                    f"line {line} records no line event)"
+                )
+            if not found:
+                missing.append(f"{change.path}:{line}")
+            for nodeid in sorted(found):
+                reasons.setdefault(nodeid, reason)
+    return reasons, missing
+
+
+def plan_mutant(
+    mutant: Mutant,
+    baseline: Sequence[BaselineTest],
+    coverage: CoverageMap,
+    *,
+    whole_file: bool = False,
+    timeout_factor: float = 2.0,
+    timeout_constant: float = 5.0,
+) -> MutantPlan:
+    """Order: named killers first (declared order), then covering tests, fastest first.
+
+    `whole_file` is for module-level or class-body changes (run in a fresh
+    interpreter): such lines run at import, outside any test's context.
+    """
+    order = {test.nodeid: index for index, test in enumerate(baseline)}
+    duration = {test.nodeid: test.duration for test in baseline}
+    covering, missing = _covering_tests(mutant, coverage, whole_file)
+    covering = {n: r for n, r in covering.items() if n in order}
+    # Declared order first; a class or an unparametrized name expands to its collected ids.
+    named = [
+        n
+        for named_id in dict.fromkeys(mutant.killed_by)
+        for n in order
+        if is_named_by(named_id, n)
+    ]
+    named = list(dict.fromkeys(named))
+
+    if not covering:
+        where = ", ".join(missing) or "the mutated lines"
+        reason = f"no test executes {where}"
+        selection = tuple(
+            Selection(
+                t.nodeid,
+                False,
+                "named in killed_by, but no test executes the mutated lines"
+                if t.nodeid in named
+                else "does not execute the mutated lines",
+            )
+            for t in baseline
+        )
+        return MutantPlan(mutant, (), selection, 0.0, no_coverage=reason)
+
+    others = sorted((n for n in covering if n not in named), key=lambda n: (duration[n], order[n]))
+    tests = (*named, *others)
+
+    def why(nodeid: str) -> Selection:
+        if nodeid in named:
+            note = "" if nodeid in covering else " (does not execute the mutated lines)"
+            return Selection(nodeid, True, f"named in killed_by{note}")
+        if nodeid in covering:
+            return Selection(nodeid, True, covering[nodeid])
+        return Selection(nodeid, False, "does not execute the mutated lines")
+
+    timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
+    return MutantPlan(mutant, tests, tuple(why(t.nodeid) for t in baseline), timeout)

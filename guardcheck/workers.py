@@ -1,0 +1,301 @@
+"""The lab's handles on the processes it drives: the pytest host and fresh interpreters.
+
+Both run in their own session (process group) with PR_SET_PDEATHSIG, so a
+Ctrl-C in the terminal reaches only the lab, which then stops them in order,
+and a `kill -9` of the lab still takes them down.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from guardcheck import freshrun, host, protocol, sandbox
+from guardcheck.config import Settings
+from guardcheck.errors import GuardcheckError
+from guardcheck.exitcodes import ExitCode
+from guardcheck.model import TestOutcome, TestResult
+from guardcheck.procs import kill_group, set_pdeathsig
+from guardcheck.verdict import ChildOutcome
+
+
+def _env(extra: dict[str, str]) -> dict[str, str]:
+    # No .pyc in the user's tree, from the host or from a mutated module.
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **extra}
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def sandbox_skip(settings: Settings) -> list[str]:
+    """Top-level names a scratch working directory does not mirror: guardcheck's output."""
+    try:
+        first = settings.output_dir.resolve().relative_to(settings.root.resolve()).parts[0]
+    except (ValueError, IndexError):
+        return []
+    return [first]
+
+
+def outcome_of(message: dict[str, Any]) -> ChildOutcome:
+    """A child's final message (from the host, or a fresh run's results file) as a ChildOutcome."""
+    tests = tuple(
+        TestResult(t["nodeid"], TestOutcome(t["outcome"]), t["duration"], t["message"])
+        for t in message.get("tests", [])
+    )
+    crash = message.get("crash") or message.get("exit")
+    errors = message.get("collect_errors")
+    if errors and not tests:
+        crash = f"collection aborted: {errors[0]}"
+    return ChildOutcome(
+        tests=tests,
+        evidence=bool(message.get("evidence")),
+        timed_out=message.get("timed_out"),
+        crash=crash,
+        current=message.get("current") if crash or message.get("timed_out") else None,
+        error=message.get("error"),
+    )
+
+
+class HostDied(GuardcheckError):
+    def __init__(self, log: Path) -> None:
+        super().__init__(
+            "pytest (the guardcheck host) stopped unexpectedly; the end of its output:\n"
+            + _tail(log),
+            ExitCode.USAGE,
+        )
+
+
+class HostProcess:
+    """`python -m pytest -p guardcheck.host ...` in the project root, over a socketpair."""
+
+    def __init__(self, settings: Settings, scratch: Path, source: Sequence[str]) -> None:
+        ours, theirs = socket.socketpair()
+        self.log = scratch / "host.log"
+        config = {
+            "fd": theirs.fileno(),
+            "parent": os.getpid(),
+            "scratch": str(scratch),
+            "root": str(settings.root),
+            "source": list(source),
+            "skip": sandbox_skip(settings),
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "guardcheck.host",
+            *settings.tests,
+            *settings.pytest_args,
+            "-p",
+            "no:cacheprovider",
+            f"--basetemp={scratch / 'basetemp'}",
+        ]
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                command,
+                cwd=settings.root,
+                env=_env({host.ENV: json.dumps(config)}),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=[theirs.fileno()],
+                start_new_session=True,
+                preexec_fn=lambda: set_pdeathsig(signal.SIGTERM),
+            )
+        theirs.close()
+        ours.setblocking(False)
+        self.socket = ours
+        self._buffer = protocol.LineBuffer()
+        self._outbox = bytearray()
+        self.inbox: deque[dict[str, Any]] = deque()  # received, not yet handled
+
+    def fileno(self) -> int:
+        return self.socket.fileno()
+
+    def queue(self, message: dict[str, Any]) -> None:
+        self._outbox += protocol.encode(message)
+        self.flush()
+
+    @property
+    def wants_write(self) -> bool:
+        return bool(self._outbox)
+
+    def flush(self) -> None:
+        """Non-blocking: the host may be busy writing to us; never deadlock on a full socket."""
+        try:
+            sent = self.socket.send(self._outbox)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            raise HostDied(self.log) from exc
+        del self._outbox[:sent]
+
+    def receive(self) -> None:
+        """Move whatever the host sent into `inbox` (raises HostDied on EOF)."""
+        try:
+            data = self.socket.recv(1 << 20)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)  # so its last words are in the log
+            raise HostDied(self.log)
+        self.inbox.extend(self._buffer.feed(data))
+
+    def stop(self, *, urgent: bool) -> None:
+        """Closing the socket asks the host to kill its children and exit; SIGTERM insists."""
+        self.socket.close()
+        if urgent:
+            kill_group(self.process.pid, signal.SIGTERM)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                self.process.wait(timeout=3)
+                return
+            except subprocess.TimeoutExpired:
+                kill_group(self.process.pid, sig)
+        self.process.wait()
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    rootdir: Path
+    inifile: str | None
+    paths: dict[str, str]  # node id -> absolute path of its test file
+    startup: float  # seconds from launching pytest to collected: what a fresh run pays again
+
+
+class FreshProcess:
+    """One mutant in a fresh interpreter: `python -m pytest -p guardcheck.freshrun`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        info: HostInfo,
+        folder: Path,
+        files: list[dict[str, str]],
+        tests: Sequence[str],
+        *,
+        matrix: bool,
+        timeout: float,
+    ) -> None:
+        self.folder = folder
+        folder.mkdir()
+        self.results = folder / "results.jsonl"
+        self.log = folder / "pytest.log"
+        spec = {
+            "files": files,
+            "tests": list(tests),
+            "matrix": matrix,
+            "results": str(self.results),
+        }
+        spec_file = folder / "spec.json"
+        spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        slot = sandbox.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
+        # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
+        paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
+        ini = ["-c", info.inifile] if info.inifile else []
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "guardcheck.freshrun",
+            *ini,
+            f"--rootdir={info.rootdir}",
+            *paths,
+            *settings.pytest_args,
+            "-p",
+            "no:cacheprovider",
+            f"--basetemp={slot.tmp}",
+        ]
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                command,
+                cwd=slot.cwd,
+                env=_env({freshrun.ENV: str(spec_file)}),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=lambda: set_pdeathsig(signal.SIGKILL),
+            )
+        self._pidfd = _pidfd(self.process.pid)
+
+    def fileno(self) -> int | None:
+        return self._pidfd
+
+    def poll(self) -> tuple[ChildOutcome, str] | None:
+        """The outcome and log once the process is over (timing it out when due)."""
+        timed_out = False
+        if self.process.poll() is None:
+            if time.monotonic() < self.deadline:
+                return None
+            timed_out = True
+        kill_group(self.process.pid)  # the interpreter and anything its tests spawned
+        self.process.wait()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+        message: dict[str, Any] = {}
+        current = None
+        if self.results.exists():
+            for line in protocol.LineBuffer().feed(self.results.read_bytes() + b"\n"):
+                if line["t"] == "start":
+                    current = line["nodeid"]
+                elif line["t"] == "result":
+                    message = line
+        if timed_out:
+            message = {"timed_out": self.timeout}
+        elif not message:
+            message = {"exit": _describe(self.process.returncode)}
+        message["current"] = current
+        log = "\n".join(filter(None, [message.get("log", ""), _tail(self.log, 60)]))
+        return outcome_of(message), log
+
+    def kill(self) -> None:
+        kill_group(self.process.pid)
+        self.process.wait()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _describe(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"pytest exited with code {returncode} without reporting"
+
+
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when `pid` exits (Linux >= 5.3), else None."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        return opener(pid)
+    except OSError:
+        return None

@@ -1,0 +1,208 @@
+"""Which path a mutant takes (code swap vs fresh interpreter), and the in-process swap."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from guardcheck.activation import (
+    FORK,
+    MARKER,
+    SUBPROCESS,
+    ActivationError,
+    LiveFunctions,
+    Unviable,
+    activate,
+    classify,
+    install_marker,
+)
+from guardcheck.model import FileChange, Mutant, Where
+
+SOURCE = textwrap.dedent(
+    '''\
+    """A module shaped like real code: every kind of definition a mutation can touch."""
+    import functools
+
+    LIMIT = 3
+
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            return fn(*args)
+        return wrapper
+
+
+    @logged
+    def add(a, b=1):
+        """Docstring stays the docstring."""
+        return a + b
+
+
+    class Shape:
+        sides = 4
+
+        def area(self, x):
+            return [i * x for i in range(2)]
+
+        @staticmethod
+        def rank(items):
+            return sorted(items, key=lambda v: -v)
+
+        @classmethod
+        def make(cls):
+            return cls.sides
+
+
+    def outer():
+        def inner(y):
+            return y + LIMIT
+        return inner
+
+
+    INNER = outer()
+    key = lambda v: v + 1
+    '''
+)
+
+
+def mutant(find: str, replace: str, source: str = SOURCE) -> Mutant:
+    assert source.count(find) == 1, find
+    change = FileChange("pkg_mod.py", source, source.replace(find, replace), Where("m.py", 1))
+    return Mutant("m", "m", (change,))
+
+
+@pytest.mark.parametrize(
+    ("find", "replace"),
+    [
+        ("return a + b", "return a - b"),  # function body
+        ("return [i * x", "return [i + x"),  # comprehension inside a method
+        ("key=lambda v: -v", "key=lambda v: v"),  # lambda inside a staticmethod
+        ("return cls.sides", "return cls.sides + 1"),  # classmethod
+        ("return fn(*args)", "return fn(*args[:1])"),  # decorator's wrapper, alive since import
+        ("return y + LIMIT", "return y - LIMIT"),  # closure
+    ],
+)
+def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, replace):
+    activation = classify(mutant(find, replace), tmp_path)
+    assert activation.mode == FORK, activation.why
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "why"),
+    [
+        ("LIMIT = 3", "LIMIT = 4", "module-level"),
+        ("    sides = 4", "    sides = 5", "class body of Shape"),
+        ("@logged\n", "", "module-level"),  # decorator removed
+        ("b=1", "b=2", "module-level"),  # default value
+        ("import functools", "import functools as ft\nfunctools = ft", "module-level"),
+        ("lambda v: v + 1", "lambda v: v + 2", "lambda or comprehension outside any def"),
+        ("return y + LIMIT", "return y + len(inner.__name__)", "closure variables"),
+    ],
+)
+def test_import_time_changes_take_the_subprocess_path(tmp_path, find, replace, why):
+    activation = classify(mutant(find, replace), tmp_path)
+    assert activation.mode == SUBPROCESS
+    assert why in activation.why
+
+
+def test_a_literal_of_another_type_is_a_real_change(tmp_path):
+    # (1,) == (True,) in Python: the comparison must look at types.
+    source = "def f():\n    return 1\n"
+    activation = classify(mutant("return 1", "return True", source), tmp_path)
+    assert activation.mode == FORK
+    assert [s.qualname for s in activation.files[0].swaps] == ["f"]
+
+
+def test_mutated_text_that_does_not_compile_is_unviable(tmp_path):
+    with pytest.raises(Unviable, match="does not compile"):
+        classify(mutant("return a + b", "return a +"), tmp_path)
+
+
+@pytest.fixture
+def module(tmp_path) -> Iterator[object]:
+    """SOURCE imported as a real module from tmp_path, removed again afterwards."""
+    (tmp_path / "pkg_mod.py").write_text(SOURCE, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield importlib.import_module("pkg_mod")
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        if hasattr(builtins, MARKER):
+            delattr(builtins, MARKER)
+
+
+def swap(tmp_path: Path, find: str, replace: str):
+    activation = classify(mutant(find, replace), tmp_path)
+    assert activation.mode == FORK
+    seen = install_marker()
+    applied = activate([f.to_wire() for f in activation.files], LiveFunctions())
+    return applied, seen
+
+
+def test_swapping_reaches_methods_wrappers_and_closures_alive_before_it(tmp_path, module):
+    cases = [
+        ("return a + b", "return a - b", lambda m: m.add(5, 2), 7, 3),
+        ("return [i * x", "return [i + x", lambda m: m.Shape().area(3), [0, 3], [3, 4]),
+        ("-v)", "v)", lambda m: m.Shape.rank([1, 3, 2]), [3, 2, 1], [1, 2, 3]),
+        ("cls.sides\n", "cls.sides * 2\n", lambda m: m.Shape.make(), 4, 8),
+        ("return y + LIMIT", "return y - LIMIT", lambda m: m.INNER(10), 13, 7),
+    ]
+    for find, replace, call, before, after in cases:
+        assert call(module) == before
+        applied, seen = swap(tmp_path, find, replace)
+        assert call(module) == after, find
+        assert seen, f"no evidence marker fired for {find!r}"
+        applied.undo()
+        assert call(module) == before
+
+
+def test_evidence_fires_only_when_the_mutated_function_runs(tmp_path, module):
+    applied, seen = swap(tmp_path, "return a + b", "return a - b")
+    module.Shape.make()
+    assert seen == set()
+    module.add(1, 1)
+    assert seen == {"add"}
+    assert module.add.__doc__ == "Docstring stays the docstring."
+    applied.undo()
+
+
+def test_tracebacks_show_the_mutated_source(tmp_path, module):
+    applied, _ = swap(tmp_path, "return a + b", "return a / 0")
+    with pytest.raises(ZeroDivisionError) as info:
+        module.add(1, 2)
+    assert "return a / 0" in str(info.traceback[-1].statement)
+    applied.undo()
+
+
+def test_a_live_function_that_no_longer_matches_the_original_is_an_error(tmp_path, module):
+    drifted = SOURCE.replace("return a + b", "return b + a")  # the file changed on disk since
+    activation = classify(mutant("return b + a", "return b - a", drifted), tmp_path)
+    with pytest.raises(ActivationError, match="no live function add"):
+        activate([f.to_wire() for f in activation.files], LiveFunctions())
+    assert module.add(5, 2) == 7  # nothing half-applied
+
+
+def test_a_module_imported_after_activation_is_served_mutated_from_memory(tmp_path):
+    (tmp_path / "pkg_mod.py").write_text(SOURCE, encoding="utf-8")
+    activation = classify(mutant("return a + b", "return a * b"), tmp_path)
+    seen = install_marker()
+    applied = activate([f.to_wire() for f in activation.files], LiveFunctions())
+    sys.path.insert(0, str(tmp_path))
+    try:
+        lazily = importlib.import_module("pkg_mod")
+        assert lazily.add(5, 2) == 10
+        assert seen == {"add"}
+        assert not (tmp_path / "__pycache__").exists()
+    finally:
+        applied.undo()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        delattr(builtins, MARKER)

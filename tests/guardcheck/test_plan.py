@@ -1,0 +1,207 @@
+"""Test selection (plan.py) and verdicts (verdict.py): pure functions, no processes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from guardcheck.model import (
+    BaselineTest,
+    FileChange,
+    Mutant,
+    Status,
+    TestOutcome,
+    TestResult,
+    Where,
+)
+from guardcheck.plan import plan_mutant
+from guardcheck.verdict import ChildOutcome, decide
+
+SOURCE = textwrap.dedent(
+    """\
+    def add(a, b):
+        return a + b
+
+
+    def total(xs):
+        return sum(
+            x
+            for x in xs
+        )
+
+
+    def joined():
+        text = ("a"
+                "b")
+        return text
+
+
+    def unused():
+        return 0
+    """
+)
+
+BASELINE = [
+    BaselineTest("t.py::slow", 0.5, "t.py"),
+    BaselineTest("t.py::fast", 0.1, "t.py"),
+    BaselineTest("t.py::medium", 0.3, "t.py"),
+    BaselineTest("t.py::other", 0.01, "t.py"),
+]
+
+COVERAGE = {
+    "m.py": {
+        2: frozenset({"t.py::slow", "t.py::fast", "t.py::medium"}),
+        6: frozenset({"t.py::medium"}),  # only the first line of the multi-line statement
+        13: frozenset({"t.py::fast"}),  # the joined string records its first line only...
+        15: frozenset({"t.py::fast", "t.py::slow"}),
+    }
+}
+
+
+def mutant(find: str, replace: str, killed_by: tuple[str, ...] = ()) -> Mutant:
+    assert SOURCE.count(find) == 1
+    change = FileChange("m.py", SOURCE, SOURCE.replace(find, replace), Where("m.py", 1))
+    return Mutant("m", "m", (change,), killed_by=killed_by)
+
+
+def test_covering_tests_run_fastest_first_and_every_test_gets_a_reason():
+    plan = plan_mutant(mutant("a + b", "a - b"), BASELINE, COVERAGE)
+    assert plan.tests == ("t.py::fast", "t.py::medium", "t.py::slow")
+    assert plan.no_coverage is None
+    reasons = {s.nodeid: (s.selected, s.reason) for s in plan.selection}
+    assert reasons["t.py::fast"] == (True, "executes m.py:2")
+    assert reasons["t.py::other"] == (False, "does not execute the mutated lines")
+    assert [s.nodeid for s in plan.selection] == [t.nodeid for t in BASELINE]
+
+
+def test_named_killers_come_first_in_declared_order_even_if_slow():
+    killers = ("t.py::slow", "t.py::other", "t.py::not-collected")
+    plan = plan_mutant(mutant("a + b", "a - b", killers), BASELINE, COVERAGE)
+    assert plan.tests == ("t.py::slow", "t.py::other", "t.py::fast", "t.py::medium")
+    reasons = {s.nodeid: s.reason for s in plan.selection}
+    assert reasons["t.py::slow"] == "named in killed_by"
+    assert reasons["t.py::other"] == "named in killed_by (does not execute the mutated lines)"
+
+
+def test_a_change_on_a_later_line_of_a_statement_selects_tests_running_its_first_line():
+    plan = plan_mutant(mutant("for x in xs\n", "for x in xs if x\n"), BASELINE, COVERAGE)
+    assert plan.tests == ("t.py::medium",)
+    assert plan.selection[2].reason == "executes m.py:6"
+
+
+def test_a_line_without_line_events_falls_back_to_its_function_and_says_so():
+    coverage = {"m.py": {15: frozenset({"t.py::slow"})}}  # nothing recorded for lines 13-14
+    plan = plan_mutant(mutant('"b")', '"c")'), BASELINE, coverage)
+    assert plan.tests == ("t.py::slow",)
+    reason = {s.nodeid: s.reason for s in plan.selection}["t.py::slow"]
+    assert "function-level fallback" in reason
+    assert "joined" in reason
+
+
+def test_no_test_executing_the_lines_is_no_coverage_and_nothing_runs():
+    plan = plan_mutant(mutant("return 0", "return 1", ("t.py::fast",)), BASELINE, COVERAGE)
+    assert plan.tests == ()
+    assert plan.no_coverage == "no test executes m.py:19"
+    assert not any(s.selected for s in plan.selection)
+    named = {s.nodeid: s.reason for s in plan.selection}["t.py::fast"]
+    assert named.startswith("named in killed_by, but")
+
+
+def test_module_level_changes_select_every_test_running_code_of_the_file():
+    plan = plan_mutant(mutant("return 0", "return 1"), BASELINE, COVERAGE, whole_file=True)
+    assert plan.tests == ("t.py::fast", "t.py::medium", "t.py::slow")
+    assert "module-level change" in plan.selection[0].reason
+
+
+def test_timeout_is_factor_times_selected_baseline_time_plus_constant():
+    plan = plan_mutant(
+        mutant("a + b", "a - b"), BASELINE, COVERAGE, timeout_factor=3.0, timeout_constant=1.0
+    )
+    assert plan.timeout == pytest.approx(3.0 * (0.1 + 0.3 + 0.5) + 1.0)
+
+
+# --- verdicts ----------------------------------------------------------------
+
+NAMED = mutant("a + b", "a - b", ("t.py::fast",))
+FAIL = TestOutcome.FAILED
+PASS = TestOutcome.PASSED
+
+
+def outcome(*tests: tuple[str, TestOutcome], evidence: bool = True, **kw: object) -> ChildOutcome:
+    results = tuple(TestResult(n, o, 0.01, "boom" if o is FAIL else "") for n, o in tests)
+    return ChildOutcome(tests=results, evidence=evidence, **kw)  # type: ignore[arg-type]
+
+
+def test_a_failing_named_killer_is_caught_with_its_message():
+    status, reason = decide(NAMED, outcome(("t.py::fast", FAIL)))
+    assert (status, reason) == (Status.CAUGHT, "t.py::fast: boom")
+
+
+def test_caught_only_by_another_test_is_caught_elsewhere():
+    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", FAIL)))
+    assert status is Status.CAUGHT_ELSEWHERE
+    assert "t.py::slow" in reason
+    assert "t.py::fast" in reason
+
+
+def test_all_passing_with_evidence_survives_and_without_evidence_is_an_error():
+    assert decide(NAMED, outcome(("t.py::fast", PASS)))[0] is Status.SURVIVED
+    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), evidence=False))
+    assert status is Status.ERROR
+    assert "no evidence" in reason
+
+
+def test_a_failure_while_the_mutant_never_ran_is_reported_as_suspect_not_caught():
+    status, reason = decide(NAMED, outcome(("t.py::fast", FAIL), evidence=False))
+    assert status is Status.ERROR
+    assert "never ran" in reason
+
+
+def test_timeouts_crashes_and_activation_errors():
+    timed = decide(NAMED, outcome(timed_out=2.5, current="t.py::fast"))
+    assert timed == (Status.TIMEOUT, "timeout after 2.5s during t.py::fast")
+    crashed = decide(NAMED, outcome(crash="SIGSEGV", current="t.py::fast"))
+    assert crashed == (Status.CAUGHT, "crash: SIGSEGV during t.py::fast")
+    elsewhere = decide(NAMED, outcome(crash="exit code 3", current="t.py::slow"))
+    assert elsewhere[0] is Status.CAUGHT_ELSEWHERE
+    aborted = decide(NAMED, outcome(crash="collection aborted: ImportError"))
+    assert aborted == (Status.CAUGHT, "crash: collection aborted: ImportError")
+    assert decide(NAMED, outcome(error="could not activate"))[0] is Status.ERROR
+
+
+# --- killed_by ids that stand for several collected tests ----------------------
+
+PARAMETRIZED = [
+    BaselineTest("t.py::test_add[1]", 0.2, "t.py"),
+    BaselineTest("t.py::test_add[2]", 0.1, "t.py"),
+    BaselineTest("t.py::TestAdd::test_one", 0.3, "t.py"),
+    BaselineTest("t.py::test_adder", 0.01, "t.py"),
+]
+PARAMETRIZED_COVERAGE = {"m.py": {2: frozenset(t.nodeid for t in PARAMETRIZED)}}
+
+
+def test_a_parametrized_or_class_killer_selects_every_test_it_stands_for_first():
+    """Regression: `killed_by` accepted by validation (a class, a test without its
+    `[...]`) was matched by exact id only, so the planner never ran it first."""
+    killers = ("t.py::TestAdd", "t.py::test_add")
+    plan = plan_mutant(mutant("a + b", "a - b", killers), PARAMETRIZED, PARAMETRIZED_COVERAGE)
+    assert plan.tests == (
+        "t.py::TestAdd::test_one",
+        "t.py::test_add[1]",
+        "t.py::test_add[2]",
+        "t.py::test_adder",  # a longer name sharing the prefix is not a named killer
+    )
+    reasons = {s.nodeid: s.reason for s in plan.selection}
+    assert reasons["t.py::test_add[2]"] == "named in killed_by"
+    assert reasons["t.py::test_adder"] == "executes m.py:2"
+
+
+def test_a_parametrization_failing_counts_as_its_named_killer():
+    """Regression: a kill by `test_add[1]` when `killed_by` names `test_add` was
+    reported as caught-elsewhere, failing the gate on a test that did its job."""
+    named = mutant("a + b", "a - b", ("t.py::test_add",))
+    status, _ = decide(named, outcome(("t.py::test_add[1]", FAIL)))
+    assert status is Status.CAUGHT
+    status, _ = decide(named, outcome(("t.py::test_adder", FAIL)))
+    assert status is Status.CAUGHT_ELSEWHERE

@@ -1,0 +1,206 @@
+"""Kill -9, Ctrl-C and crashing tests: no orphan processes, a clean tree, a working next run.
+
+Each test drives run_lab from a real separate Python process, so it can be
+killed like a user's terminal would, and checks the process table afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from lab_project import T, git_status, make_project, mutant, run
+
+from guardcheck.lab import BaselineFailed
+from guardcheck.model import Status
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).parent
+
+DRIVER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, {here!r})
+    from lab_project import Events, mutant, run
+
+    from guardcheck.errors import GuardcheckError
+
+    root = Path(sys.argv[1])
+
+
+    class Loud(Events):
+        def mutant_started(self, m):
+            print("started", m.id, flush=True)
+
+
+    sleepers = [
+        # Forked by the host: hangs inside a test.
+        mutant(root, "sleep-fork", "return a + b", "return __import__('time').sleep(60)"),
+        # Fresh interpreter: hangs while importing the mutated module.
+        mutant(root, "sleep-fresh", "LIMIT = 10", "LIMIT = __import__('time').sleep(60)"),
+    ]
+    try:
+        report = run(root, sleepers, Loud(), jobs=2, timeout_constant=60.0)
+    except GuardcheckError as exc:
+        print("error", exc.code, flush=True)
+    else:
+        print("interrupted" if report.interrupted else "finished", flush=True)
+    """
+)
+
+
+def _parents() -> dict[int, int]:
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        table[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return table
+
+
+def descendants(pid: int) -> set[int]:
+    table = _parents()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in table.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; only its reaping is pending
+
+
+def wait_until(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+@pytest.fixture
+def driven(tmp_path):
+    """A project, plus a driver process running two hanging mutants on it."""
+    root = make_project(tmp_path / "project")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER.format(here=str(HERE)), encoding="utf-8")
+    driver = subprocess.Popen(
+        [sys.executable, str(script), str(root)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},  # where the lab's scratch folder goes
+    )
+    started = set()
+    while len(started) < 2:
+        line = driver.stdout.readline()
+        assert line, "driver exited early"
+        started.add(line.split()[1])
+
+    def all_started() -> bool:
+        # the host, its forked child, the fresh pytest (plus nothing else of ours)
+        return len(descendants(driver.pid)) >= 3
+
+    assert wait_until(all_started)
+    time.sleep(0.3)  # let the fork child enter its test and the fresh pytest its import
+    try:
+        yield root, scratch, driver
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+
+
+def assert_clean_afterwards(root: Path, scratch: Path, pids: set[int]) -> None:
+    assert wait_until(lambda: not any(alive(p) for p in pids)), "orphan processes remain"
+    assert wait_until(lambda: not any(scratch.iterdir())), list(scratch.iterdir())
+    assert git_status(root) == ""
+    again = run(root, [mutant(root, "add", "return a + b", "return a - b")], jobs=1)
+    assert again.results[0].status is Status.CAUGHT
+
+
+def test_kill_9_of_the_lab_leaves_no_orphans_and_a_clean_tree(driven):
+    root, scratch, driver = driven
+    pids = descendants(driver.pid)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    assert_clean_afterwards(root, scratch, pids)
+
+
+def test_kill_9_of_the_pytest_host_ends_the_run_with_an_error_and_no_orphans(driven):
+    root, scratch, driver = driven
+    pids = descendants(driver.pid)
+    parents = _parents()
+    # The host is the lab's own child; its forked children share its command line.
+    host = next(
+        p
+        for p in pids
+        if parents.get(p) == driver.pid
+        and "guardcheck.host" in Path(f"/proc/{p}/cmdline").read_text()
+    )
+    os.kill(host, signal.SIGKILL)
+    out, _ = driver.communicate(timeout=20)
+    assert out.strip().splitlines()[-1] == "error 2"  # HostDied: a usage-class error
+    assert not any(alive(p) for p in pids)
+    assert_clean_afterwards(root, scratch, pids)
+
+
+def test_ctrl_c_returns_an_interrupted_report_after_every_child_is_dead(driven):
+    root, scratch, driver = driven
+    pids = descendants(driver.pid)
+    driver.send_signal(signal.SIGINT)
+    out, _ = driver.communicate(timeout=20)
+    assert out.strip().splitlines()[-1] == "interrupted"
+    assert not any(alive(p) for p in pids)  # already dead when run_lab returned
+    assert_clean_afterwards(root, scratch, pids)
+
+
+def test_sigterm_is_handled_like_ctrl_c(driven):
+    root, scratch, driver = driven
+    pids = descendants(driver.pid)
+    driver.send_signal(signal.SIGTERM)
+    out, _ = driver.communicate(timeout=20)
+    assert out.strip().splitlines()[-1] == "interrupted"
+    assert_clean_afterwards(root, scratch, pids)
+
+
+def test_a_test_calling_os_exit_in_the_baseline_is_a_red_baseline_not_a_hang(tmp_path):
+    exits = {"tests/test_exit.py": "import os\n\ndef test_exit():\n    os._exit(0)\n"}
+    root = make_project(tmp_path, exits)
+    with pytest.raises(BaselineFailed) as info:
+        run(root, [mutant(root, "add", "return a + b", "return a - b")])
+    assert "crashed (exit code 0) during tests/test_exit.py::test_exit" in str(info.value)
+    assert git_status(root) == ""
+
+
+def test_a_mutant_calling_os_exit_leaves_the_next_mutants_working(tmp_path):
+    root = make_project(tmp_path)
+    mutants = [
+        mutant(root, "exit", "return a + b", "return __import__('os')._exit(0)"),
+        mutant(root, "after", "if x > LIMIT", "if x < LIMIT"),
+    ]
+    first, after = run(root, mutants, jobs=1).results
+    assert first.status is Status.CAUGHT
+    assert first.reason.startswith(f"crash: exit code 0 during {T}test_add")
+    assert after.status is Status.CAUGHT
+    assert git_status(root) == ""
