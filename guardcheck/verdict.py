@@ -62,4 +62,9 @@ def decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
             f"no evidence the mutant was active: none of the {ran} test(s) run executed "
             "the mutated code, so a pass proves nothing"
         )
-    return Status.SURVIVED, f"all {len(outcome.tests)} selected test(s) passed"
+    reason = f"all {len(outcome.tests)} selected test(s) passed"
+    named = [t.nodeid for t in outcome.tests if mutant.names_killer(t.nodeid)]
+    if named:
+        # The test the catalogue says guards this bug no longer does: name it.
+        reason += f", including the named killer(s) {', '.join(named)}"
+    return Status.SURVIVED, reason

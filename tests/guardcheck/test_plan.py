@@ -205,3 +205,10 @@ def test_a_parametrization_failing_counts_as_its_named_killer():
     assert status is Status.CAUGHT
     status, _ = decide(named, outcome(("t.py::test_adder", FAIL)))
     assert status is Status.CAUGHT_ELSEWHERE
+
+
+def test_a_survivor_names_the_killer_that_no_longer_catches_it():
+    """Acceptance: weakening a named test must name that test beside the survivor."""
+    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", PASS)))
+    assert status is Status.SURVIVED
+    assert reason == "all 2 selected test(s) passed, including the named killer(s) t.py::fast"
