@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -86,9 +86,18 @@ class _Job:
 
 
 def run_lab(
-    settings: Settings, mutants: list[Mutant], options: LabOptions, events: LabEvents
+    settings: Settings,
+    mutants: list[Mutant],
+    options: LabOptions,
+    events: LabEvents,
+    on_collected: Callable[[tuple[str, ...]], None] | None = None,
 ) -> RunReport:
-    """Run `mutants` against the project's suite; raises BaselineFailed on a red baseline."""
+    """Run `mutants` against the project's suite; raises BaselineFailed on a red baseline.
+
+    `on_collected` sees the collected test ids before any test runs; whatever
+    it raises (e.g. CatalogueInvalid for an unknown `killed_by`) ends the run
+    there, with the host stopped.
+    """
     started = time.perf_counter()
     report = RunReport(root=str(settings.root), matrix=options.matrix)
     results: dict[int, MutantResult] = {}
@@ -98,10 +107,12 @@ def run_lab(
     lab: _Lab | None = None
     try:
         with _sigterm_as_interrupt():
-            events.baseline_started()
             launched = time.perf_counter()
             host = HostProcess(settings, scratch, _source(settings, mutants))
             info = _wait_collected(host, launched)
+            if on_collected is not None:
+                on_collected(tuple(info.paths))
+            events.baseline_started()
             baseline, coverage = _wait_baseline(host, settings, info)
             report.baseline = baseline
             # Wall time: starting pytest, collecting, and the tests under coverage.

@@ -148,22 +148,33 @@ def empty_problem(settings: Settings, catalogue: Catalogue) -> Problem:
 
 def killed_by_problems(settings: Settings, entries: Iterable[Entry]) -> list[Problem]:
     """Each `killed_by` id that pytest does not collect; pytest runs once, only if needed."""
-    wanted = [(entry, test) for entry in entries for test in entry.killed_by]
-    if not wanted:
+    claims = [(entry.id, entry.where, test) for entry in entries for test in entry.killed_by]
+    if not claims:
         return []
     try:
         collected = collected_test_ids(settings)
     except CollectFailed as exc:
         return [Problem(kind="collect", message=exc.reason, fix=exc.fix, details=exc.details)]
-    known = _collected_names(collected)
     command = " ".join(["python", *collect_command(settings)[1:]])
+    return unknown_killers(claims, collected, f"collected {len(collected)} tests with: {command}")
+
+
+def unknown_killers(
+    claims: Iterable[tuple[str, Where | None, str]], collected: tuple[str, ...], how: str
+) -> list[Problem]:
+    """A problem for each (entry id, catalogue line, killed_by id) naming no collected test.
+
+    `how` says where `collected` came from; `guardcheck run` passes the ids its
+    own pytest session collected, so it need not start a second pytest.
+    """
+    known = _collected_names(collected)
     problems = []
-    for entry, test in wanted:
+    for entry_id, where, test in claims:
         if test in known:
             continue
         suggestion = nearest_test(test, collected)
         details = [f"did you mean: {suggestion}"] if suggestion else []
-        details.append(f"collected {len(collected)} tests with: {command}")
+        details.append(how)
         problems.append(
             Problem(
                 kind="killed_by",
@@ -171,8 +182,8 @@ def killed_by_problems(settings: Settings, entries: Iterable[Entry]) -> list[Pro
                 fix=f"change it to {suggestion}"
                 if suggestion
                 else "name a collected test id, or remove it",
-                entry_id=entry.id,
-                where=entry.where,
+                entry_id=entry_id,
+                where=where,
                 details=tuple(details),
             )
         )

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 
 from guardcheck.cli import settings_of
-from guardcheck.errors import GuardcheckError
+from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab import LabOptions, run_lab
 from guardcheck.model import Mutant, RunReport
@@ -28,7 +28,7 @@ from guardcheck.reports.junit import write_junit
 from guardcheck.reports.markdown import write_markdown
 from guardcheck.reports.outdir import OutputFolder
 from guardcheck.reports.stryker import write_json
-from guardcheck.validate import validate
+from guardcheck.validate import unknown_killers, validate
 
 # Wide enough for a pytest node id beside the verdict without wrapping.
 CI_LOG_WIDTH = 160
@@ -52,6 +52,18 @@ def select_mutants(mutants: list[Mutant], patterns: tuple[str, ...]) -> list[Mut
             f"--only {' '.join(patterns)} matches no mutation id or tag; known: {known}"
         )
     return chosen
+
+
+def check_killers(mutants: list[Mutant], collected: tuple[str, ...]) -> None:
+    """`check --collect`'s killed_by rule, against the ids the run's own pytest collected.
+
+    Every entry is checked, not only those `--only` selected: the catalogue is
+    sound or it is not.
+    """
+    claims = [(m.id, m.declared_at, test) for m in mutants for test in m.killed_by]
+    problems = unknown_killers(claims, collected, f"collected {len(collected)} tests for this run")
+    if problems:
+        raise CatalogueInvalid(problems)
 
 
 def make_console() -> Console:
@@ -117,7 +129,8 @@ def run(
 ) -> None:
     """Prove the tests catch every mutation in the catalogue.
 
-    Validates the catalogue (as `check --collect`), runs the tests once
+    Validates the catalogue (as `check --collect`: `killed_by` ids are checked
+    against the run's own collection before any test runs), runs the tests once
     unmutated, then each mutant in isolation, in memory: the working tree is
     never written. Exit 0 when every mutant is caught, 1 when the gate fails,
     2 on a catalogue or usage error, 3 when the baseline fails, 130 when
@@ -136,7 +149,8 @@ def run(
         if value is not None
     }
     settings = replace(settings, **overrides)
-    mutants = select_mutants(validate(settings, collect=True), only)
+    catalogue = validate(settings, collect=False)
+    mutants = select_mutants(catalogue, only)
     gate = Gate(allow_caught_elsewhere=allow_caught_elsewhere, fail_under=fail_under)
     options = LabOptions(
         jobs=settings.jobs,
@@ -148,7 +162,13 @@ def run(
     verbosity = Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL
     outdir = OutputFolder(settings.output_dir)
     with ConsoleProgress(console, total=len(mutants), verbosity=verbosity, gate=gate) as progress:
-        report = run_lab(settings, mutants, options, FanOut(progress, outdir))
+        report = run_lab(
+            settings,
+            mutants,
+            options,
+            FanOut(progress, outdir),
+            on_collected=lambda collected: check_killers(catalogue, collected),
+        )
     outdir.finish(report)
     if quiet:
         console.print(summary_line(report, gate), highlight=False)
