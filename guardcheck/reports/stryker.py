@@ -129,6 +129,8 @@ def _status_reason(result: MutantResult) -> str:
         expected = ", ".join(result.mutant.killed_by) or "none"
         reason = f"caught, but not by a named killer (expected: {expected}); {reason}"
     messages = [f"{t.nodeid}: {t.message}" for t in result.tests if t.message]
+    # The verdict's reason usually is the first killer's "nodeid: message" already.
+    messages = [message for message in messages if message not in reason]
     if messages and result.status in (Status.CAUGHT, Status.CAUGHT_ELSEWHERE):
         reason = "\n".join(line for line in (reason, *messages) if line)
     return reason

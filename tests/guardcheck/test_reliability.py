@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from lab_project import T, git_status, make_project, mutant, run
+from processes import alive, descendants, parent_table, wait_until
 
 from guardcheck.lab import BaselineFailed
 from guardcheck.model import Status
@@ -56,45 +57,6 @@ DRIVER = textwrap.dedent(
         print("interrupted" if report.interrupted else "finished", flush=True)
     """
 )
-
-
-def _parents() -> dict[int, int]:
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        table[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    return table
-
-
-def descendants(pid: int) -> set[int]:
-    table = _parents()
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in table.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a zombie has exited; only its reaping is pending
-
-
-def wait_until(condition, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 @pytest.fixture
@@ -150,7 +112,7 @@ def test_kill_9_of_the_lab_leaves_no_orphans_and_a_clean_tree(driven):
 def test_kill_9_of_the_pytest_host_ends_the_run_with_an_error_and_no_orphans(driven):
     root, scratch, driver = driven
     pids = descendants(driver.pid)
-    parents = _parents()
+    parents = parent_table()
     # The host is the lab's own child; its forked children share its command line.
     host = next(
         p
