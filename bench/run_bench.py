@@ -337,20 +337,22 @@ def _iter_meta(mutants_dir: Path) -> Iterator[dict[str, Any]]:
         yield json.loads(meta.read_text())
 
 
-def run_mutmut(project: Project, rnd: int, jobs: int, timeout_s: float) -> RunResult:
-    tag = f"w{-rnd}" if rnd < 0 else str(rnd)
-    scratch = WORK / f"mutmut-{tag}"
-    prepare_mutmut_scratch(project, scratch)
-    log = WORK / "logs" / f"mutmut-{tag}.log"
+def round_tag(rnd: int) -> str:
+    """'w1' for warm-up rounds (negative numbers), '1', '2', ... for timed ones."""
+    return f"w{-rnd}" if rnd < 0 else str(rnd)
+
+
+def timed_tool_run(
+    tool: str, rnd: int, command: list[str], *, cwd: Path, timeout_s: float
+) -> RunResult:
+    """Run one tool's command with its log and RSS file under WORK/logs; not yet judged ok."""
+    name = f"{tool}-{round_tag(rnd)}"
+    log = WORK / "logs" / f"{name}.log"
     timed = timed_run(
-        [str(VENV_BIN / "mutmut"), "run", "--max-children", str(jobs)],
-        cwd=scratch,
-        log=log,
-        rss_file=WORK / "logs" / f"mutmut-{tag}.rss",
-        timeout_s=timeout_s,
+        command, cwd=cwd, log=log, rss_file=WORK / "logs" / f"{name}.rss", timeout_s=timeout_s
     )
-    result = RunResult(
-        tool=MUTMUT,
+    return RunResult(
+        tool=tool,
         round=rnd,
         exit_code=timed.exit_code,
         wall_s=timed.wall_s,
@@ -359,6 +361,19 @@ def run_mutmut(project: Project, rnd: int, jobs: int, timeout_s: float) -> RunRe
         parent_rss_method=timed.parent_rss_method,
         tree_rss_kib=timed.tree_rss_kib,
         log=str(log.relative_to(ROOT)),
+    )
+
+
+def run_mutmut(project: Project, rnd: int, jobs: int, timeout_s: float) -> RunResult:
+    tag = round_tag(rnd)
+    scratch = WORK / f"mutmut-{tag}"
+    prepare_mutmut_scratch(project, scratch)
+    result = timed_tool_run(
+        MUTMUT,
+        rnd,
+        [str(VENV_BIN / "mutmut"), "run", "--max-children", str(jobs)],
+        cwd=scratch,
+        timeout_s=timeout_s,
     )
     status_of = _mutmut_status_map()
     counts: Counter[str] = Counter()
@@ -388,13 +403,13 @@ def run_mutmut(project: Project, rnd: int, jobs: int, timeout_s: float) -> RunRe
     }
     # mutmut prints "<tried>/<elapsed> mutations/second" over its mutant phase only (after
     # generation, stats, the clean run and the forced-fail run); tried = executed here.
-    text = log.read_text(errors="replace")
+    text = (ROOT / result.log).read_text(errors="replace")
     rate = re.findall(r"([\d.]+) mutations/second", text)
     if rate and float(rate[-1]) > 0 and result.executed:
         result.phase_s = result.executed / float(rate[-1])
         result.phase_source = "mutmut's printed mutations/second"
-    if timed.exit_code != 0:
-        result.note = f"mutmut exited {timed.exit_code}; see {result.log}"
+    if result.exit_code != 0:
+        result.note = f"mutmut exited {result.exit_code}; see {result.log}"
     elif not total:
         result.note = f"mutmut generated no mutants; see {result.log}"
     elif not result.killed:
@@ -445,30 +460,17 @@ def _guardcheck_phase_s(report: dict[str, Any]) -> tuple[float, str] | None:
 
 
 def run_guardcheck(rnd: int, jobs: int, timeout_s: float) -> RunResult:
-    tag = f"w{-rnd}" if rnd < 0 else str(rnd)
-    report_path = WORK / f"gc-{tag}.json"
+    report_path = WORK / f"gc-{round_tag(rnd)}.json"
     report_path.unlink(missing_ok=True)
-    log = WORK / "logs" / f"guardcheck-{tag}.log"
-    timed = timed_run(
+    result = timed_tool_run(
+        GUARDCHECK,
+        rnd,
         [str(VENV_BIN / "guardcheck"), "run", "--json", str(report_path), "-j", str(jobs)],
         cwd=ROOT,
-        log=log,
-        rss_file=WORK / "logs" / f"guardcheck-{tag}.rss",
         timeout_s=timeout_s,
     )
-    result = RunResult(
-        tool=GUARDCHECK,
-        round=rnd,
-        exit_code=timed.exit_code,
-        wall_s=timed.wall_s,
-        ok=False,
-        parent_rss_kib=timed.parent_rss_kib,
-        parent_rss_method=timed.parent_rss_method,
-        tree_rss_kib=timed.tree_rss_kib,
-        log=str(log.relative_to(ROOT)),
-    )
-    if timed.exit_code not in (0, 1):  # 2 catalogue/usage, 3 baseline, 130 interrupted
-        result.note = f"guardcheck run exited {timed.exit_code}; see {result.log}"
+    if result.exit_code not in (0, 1):  # 2 catalogue/usage, 3 baseline, 130 interrupted
+        result.note = f"guardcheck run exited {result.exit_code}; see {result.log}"
         return result
     if not report_path.exists():
         result.note = f"guardcheck run wrote no JSON report; see {result.log}"
