@@ -18,6 +18,7 @@ KNOWN_KEYS = {
     "jobs": "parallel mutant workers (default: number of CPUs)",
     "timeout_factor": "a mutant may take this many times its tests' baseline time (default: 2.0)",
     "timeout_constant": "plus this many seconds (default: 5.0)",
+    "baseline_runs": "baseline runs; a test whose outcome changes is flaky (default: 1)",
 }
 
 
@@ -32,6 +33,7 @@ class Settings:
     jobs: int | None = None
     timeout_factor: float = 2.0
     timeout_constant: float = 5.0
+    baseline_runs: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
 
     def resolve(self, path: Path) -> Path:
@@ -74,6 +76,13 @@ def _number(table: dict[str, Any], key: str, where: str, kind: type) -> Any:
     return kind(value)
 
 
+def _count(table: dict[str, Any], key: str, where: str) -> int:
+    value = table[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise GuardcheckError(f"{where}: [tool.guardcheck] {key} must be a whole number >= 1")
+    return value
+
+
 def load_settings(root: Path) -> Settings:
     """Read `[tool.guardcheck]` from root/pyproject.toml; defaults when absent."""
     root = root.resolve()
@@ -107,4 +116,6 @@ def load_settings(root: Path) -> Settings:
     for key in ("timeout_factor", "timeout_constant"):
         if key in table:
             changes[key] = _number(table, key, where, float)
+    if "baseline_runs" in table:
+        changes["baseline_runs"] = _count(table, "baseline_runs", where)
     return replace(settings, **changes)

@@ -3,9 +3,11 @@
 Started by the lab as `python -m pytest -p guardcheck.host ...` in the
 project root, so the user's conftest.py, addopts, markers and plugins are in
 force. After collection its `pytest_runtestloop` takes over: it forks one
-child for the baseline (under coverage.py, per-test contexts), then one child
-per "mutant" message from the lab, never running a test itself, so caches a
-test warms (lru_cache, memo dicts) never reach later children.
+child for the baseline (under coverage.py, per-test contexts), then, when the
+lab asks for more than one baseline run, one plain child per further run, one
+after the other; then one child per "mutant" message from the lab. It never
+runs a test itself, so caches a test warms (lru_cache, memo dicts) never reach
+later children, and each baseline run starts as cold as the first.
 
 Lifetime: the host stops when its control socket closes (the lab finished or
 died) or on SIGTERM (the lab stopping it, or PR_SET_PDEATHSIG); either way it
@@ -93,7 +95,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 
 @dataclass
 class Child:
-    key: int  # the lab's job key; -1 for the baseline
+    key: int  # the lab's job key; -n for baseline run n (1-based)
     pid: int
     fd: int  # read end of the child's pipe
     deadline: float | None
@@ -117,6 +119,8 @@ class Host:
         self.parent_pid = settings["parent"]
         self.scratch = Path(settings["scratch"])
         self.source = settings["source"]
+        self.baseline_runs: int = settings.get("baseline_runs", 1)
+        self.baseline_due = 0  # the baseline run to fork next, once the previous one reported
         self.sandbox = sandbox.Sandbox(
             Path(settings["root"]), set(settings["skip"]), self.scratch / "slots"
         )
@@ -151,7 +155,7 @@ class Host:
             }
         )
         self._prepare()
-        self._fork(-1, self._baseline_main, None)
+        self._fork(-1, self._baseline_main, None)  # run 1: under coverage
         self.selector.register(self.control, selectors.EVENT_READ, None)
         while not self.stopping:
             self._step()
@@ -161,7 +165,10 @@ class Host:
         plugins = self.config.pluginmanager
         reporter = plugins.get_plugin("terminalreporter")
         if reporter is not None:
-            plugins.unregister(reporter)  # children print nothing; the lab reports
+            # Children print nothing (the lab reports), but plugins may still reach for the
+            # reporter: pytest-timeout's handler calls config.get_terminal_writer().
+            plugins.unregister(reporter)
+            plugins.register(SilentReporter(reporter), "terminalreporter")
         plugins.register(OneLineReports(), "guardcheck-one-line-reports")
         plugins.register(self.recorder, "guardcheck-recorder")
 
@@ -231,9 +238,10 @@ class Host:
         cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
         cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
         items = list(self.items.values())
+        announce = _announcer(out)
 
         def before(item: pytest.Item) -> None:
-            protocol.send(out, {"t": "start", "nodeid": item.nodeid})
+            announce(item)
             cov.switch_context(item.nodeid)
 
         cov.start()
@@ -260,6 +268,21 @@ class Host:
             },
         )
 
+    def _rerun_main(self, out: int, child: Child) -> None:
+        """A further baseline run: every test again, without coverage, to expose flaky ones."""
+        self._enter_scratch(child)
+        _stop_tracing()
+        items = list(self.items.values())
+        results = run_items(self.session, items, self.recorder, bail=False, before=_announcer(out))
+        protocol.send(
+            out,
+            {
+                "t": "result",
+                "tests": [dataclasses.asdict(r) for r in results],
+                "log": "\n".join(self.recorder.log)[-_MAX_LOG:],
+            },
+        )
+
     def _start_mutant(self, message: dict[str, Any]) -> None:
         """Activate in the host, fork (the child inherits the mutant), undo in the host."""
         assert self.live is not None
@@ -282,17 +305,13 @@ class Host:
         def main(out: int, child: Child) -> None:
             timing = {"child": time.perf_counter()}
             self._enter_scratch(child)
-            if sys.gettrace() is not None:  # e.g. pytest-cov's tracer: pure slowdown here
-                sys.settrace(None)
-                threading.settrace(None)  # type: ignore[arg-type]
+            _stop_tracing()
             items = [self.items[n] for n in message["tests"] if n in self.items]
-
-            def before(item: pytest.Item) -> None:
-                protocol.send(out, {"t": "start", "nodeid": item.nodeid})
-
             timing["ready"] = time.perf_counter()
             bail = not message["matrix"]
-            results = run_items(self.session, items, self.recorder, bail=bail, before=before)
+            results = run_items(
+                self.session, items, self.recorder, bail=bail, before=_announcer(out)
+            )
             timing["tested"] = time.perf_counter()
             log = [*notes, *self.recorder.log]
             protocol.send(
@@ -325,6 +344,9 @@ class Host:
             else:
                 self._reap_if_dead(child)
         self._reap_exiting()
+        if self.baseline_due:
+            run, self.baseline_due = self.baseline_due, 0
+            self._fork(-run, self._rerun_main, None)
 
     def _wait(self) -> float:
         if self.exiting:
@@ -394,18 +416,24 @@ class Host:
         result = child.result or {}
         message = {
             **result,
-            "t": "baseline" if child.key == -1 else "done",
+            "t": "baseline" if child.key < 0 else "done",
             "key": child.key,
             "current": child.current,
             "timed_out": child.timeout if timed_out else None,
             "exit": None if child.result or status is None else describe_exit(status),
         }
-        if child.key == -1:
-            # Every function the collected tests can reach now exists; children share it.
-            self.live = LiveFunctions()
-            gc.freeze()  # fewer copy-on-write page faults in each child
+        if child.key < 0:
+            self._baseline_reported(-child.key)
         message.setdefault("timing", {})["sent"] = time.perf_counter()
         self.send(message)
+
+    def _baseline_reported(self, run: int) -> None:
+        if run < self.baseline_runs:
+            self.baseline_due = run + 1  # forked by _step, once this child is retired
+            return
+        # Every function the collected tests can reach now exists; children share it.
+        self.live = LiveFunctions()
+        gc.freeze()  # fewer copy-on-write page faults in each child
 
     # -- shutdown ----------------------------------------------------------------
 
@@ -421,6 +449,39 @@ class Host:
         """The lab normally removes its scratch folder; if it was killed, the host does."""
         if os.getppid() != self.parent_pid:
             sandbox.remove(self.scratch)
+
+
+class SilentReporter:
+    """Stands in for pytest's terminal reporter in the host and its children.
+
+    The real reporter is unregistered, so none of its hooks run (no per-test
+    output, no cost); attribute access still reaches it, so a plugin asking
+    for it (pytest-timeout dumps stacks to config.get_terminal_writer() before
+    failing the test) finds a working one. Its output goes to the host's log.
+    """
+
+    def __init__(self, reporter: object) -> None:
+        self._reporter = reporter
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("pytest_"):  # never a hook, whoever looks
+            raise AttributeError(name)
+        return getattr(self._reporter, name)
+
+
+def _announcer(out: int) -> Callable[[pytest.Item], None]:
+    """A `before` callback telling the host which test a child starts (named on a crash)."""
+
+    def before(item: pytest.Item) -> None:
+        protocol.send(out, {"t": "start", "nodeid": item.nodeid})
+
+    return before
+
+
+def _stop_tracing() -> None:
+    if sys.gettrace() is not None:  # e.g. pytest-cov's tracer: pure slowdown in a child
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
 
 
 def _trace() -> str:

@@ -27,13 +27,21 @@ _MAX_SECTION = 4000  # characters of captured output kept per section in the log
 
 
 def one_line(excinfo: pytest.ExceptionInfo[BaseException], root: Path) -> str:
-    """`path:line: ExceptionType: first line of the message` of the innermost frame."""
+    """`path:line: ExceptionType: first line of the message` of the innermost frame.
+
+    Frames with `__tracebackhide__` (pytest.fail, plugins' signal handlers such as
+    pytest-timeout's) are skipped, as pytest's own crash line does: the location is
+    where the test was, not where the failure was raised on its behalf.
+    """
     text = excinfo.exconly(tryshort=True).strip()
     first = text.splitlines()[0] if text else excinfo.typename
+    entries = list(reversed(excinfo.traceback))
+    entry = next((e for e in entries if not e.ishidden(excinfo)), entries[0] if entries else None)
+    if entry is None:
+        return first
     try:
-        entry = excinfo.traceback[-1]
         return f"{bestrelpath(root, Path(entry.path))}:{entry.lineno + 1}: {first}"
-    except (IndexError, ValueError):
+    except ValueError:
         return first
 
 

@@ -2,7 +2,9 @@
 
 Phases: classify each mutant (activation.py: code swap in a fork, or a fresh
 interpreter); start the pytest host, which collects once and runs the
-baseline under coverage in a forked child; plan each mutant (plan.py); run
+baseline under coverage in a forked child (then `baseline_runs - 1` more
+times without coverage, each in a fresh fork, to expose flaky tests); plan
+each mutant (plan.py); run
 up to `jobs` mutants at a time, forked by the host or as fresh interpreters;
 turn what each child reported into a verdict (verdict.py).
 
@@ -11,9 +13,10 @@ RunReport gathered so far with `interrupted=True`, after every child process
 is dead; the caller maps that to exit 130. The scratch folder (system temp
 dir) is removed in every case; the working tree is never written to.
 
-Errors: BaselineFailed (exit 3) for collection errors, failing or crashing
-baseline tests; workers.HostDied (a GuardcheckError, exit 2) when pytest
-itself cannot start (bad pytest_args) or the host is killed mid-run.
+Errors: BaselineFailed (exit 3) for collection errors, failing, crashing or
+flaky baseline tests (a test whose outcome differs between baseline runs);
+workers.HostDied (a GuardcheckError, exit 2) when pytest itself cannot start
+(bad pytest_args) or the host is killed mid-run.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class LabOptions:
     matrix: bool = False  # run every selected test instead of stopping at the first failure
     timeout_factor: float = 2.0
     timeout_constant: float = 5.0
+    baseline_runs: int = 1  # > 1: rerun the baseline to expose flaky tests (exit 3)
 
 
 class LabEvents(Protocol):
@@ -108,14 +112,16 @@ def run_lab(
     try:
         with _sigterm_as_interrupt():
             launched = time.perf_counter()
-            host = HostProcess(settings, scratch, _source(settings, mutants))
+            host = HostProcess(
+                settings, scratch, _source(settings, mutants), baseline_runs=options.baseline_runs
+            )
             info = _wait_collected(host, launched)
             if on_collected is not None:
                 on_collected(tuple(info.paths))
             events.baseline_started()
-            baseline, coverage = _wait_baseline(host, settings, info)
+            baseline, coverage = _wait_baseline(host, settings, info, options.baseline_runs)
             report.baseline = baseline
-            # Wall time: starting pytest, collecting, and the tests under coverage.
+            # Wall time: starting pytest, collecting, the tests under coverage (and reruns).
             report.baseline_seconds = time.perf_counter() - launched
             events.baseline_finished(baseline, report.baseline_seconds)
             lab = _Lab(settings, options, events, host, info, scratch, results)
@@ -204,32 +210,86 @@ def _relative(filename: str, settings: Settings) -> str:
 
 
 def _wait_baseline(
-    host: HostProcess, settings: Settings, info: HostInfo
+    host: HostProcess, settings: Settings, info: HostInfo, runs: int
 ) -> tuple[list[BaselineTest], CoverageMap]:
-    message = _wait_for(host, {"baseline"})
+    """Every baseline run's results; the first carries coverage. Raises BaselineFailed."""
+    messages = []
+    for run in range(1, runs + 1):
+        message = _wait_for(host, {"baseline"})
+        _check_crash(message, run, runs)
+        messages.append(message)
+    outcomes = [outcome_of(m) for m in messages]
+    _check_red_or_flaky(outcomes)
+    first = outcomes[0]
+    tests = [t.nodeid for t in first.tests]
+    # The slowest run's time per test: a timeout budget that covers every run seen.
+    durations = {t.nodeid: t.duration for t in first.tests}
+    for outcome in outcomes[1:]:
+        for t in outcome.tests:
+            durations[t.nodeid] = max(durations.get(t.nodeid, 0.0), t.duration)
+    baseline = [BaselineTest(n, durations[n], _relative(info.paths[n], settings)) for n in tests]
+    return baseline, _coverage_map(messages[0], tests, settings)
+
+
+def _check_crash(message: dict[str, Any], run: int, runs: int) -> None:
     outcome = outcome_of(message)
     if outcome.crash or outcome.error or outcome.timed_out:
         where = f" during {message.get('current')}" if message.get("current") else ""
         what = outcome.crash or outcome.error
-        raise BaselineFailed(f"the baseline run crashed ({what}){where}")
-    red = [t for t in outcome.tests if t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)]
+        which = f"run {run} of {runs}" if runs > 1 else "run"
+        raise BaselineFailed(f"the baseline {which} crashed ({what}){where}")
+
+
+_RED = (TestOutcome.FAILED, TestOutcome.ERROR)
+
+
+def _check_red_or_flaky(outcomes: list[ChildOutcome]) -> None:
+    """Red: fails in every run. Flaky: its outcome differs between runs."""
+    runs = [{t.nodeid: t for t in o.tests} for o in outcomes]
+    nodeids = list(dict.fromkeys(n for run in runs for n in run))
+    red: list[str] = []
+    flaky: list[str] = []
+    for nodeid in nodeids:
+        results = [run.get(nodeid) for run in runs]
+        kinds = {r.outcome if r else None for r in results}
+        if len(kinds) > 1:
+            flaky.append(_flaky_line(nodeid, results))
+        elif results[0] is not None and results[0].outcome in _RED:
+            first = results[0]
+            red.append(f"  {nodeid} ({first.outcome}): {first.message}")
+    sections = []
     if red:
-        lines = "\n".join(f"  {t.nodeid} ({t.outcome}): {t.message}" for t in red)
-        raise BaselineFailed(
-            f"baseline failed: {len(red)} test(s) fail without any mutation:\n{lines}"
+        sections.append(
+            f"baseline failed: {len(red)} test(s) fail without any mutation:\n" + "\n".join(red)
         )
-    tests = [t.nodeid for t in outcome.tests]
-    baseline = [
-        BaselineTest(t.nodeid, t.duration, _relative(info.paths[t.nodeid], settings))
-        for t in outcome.tests
-    ]
+    if flaky:
+        sections.append(
+            f"baseline is flaky: {len(flaky)} test(s) changed outcome between "
+            f"{len(runs)} runs:\n" + "\n".join(flaky)
+        )
+    if sections:
+        raise BaselineFailed("\n".join(sections))
+
+
+def _flaky_line(nodeid: str, results: list[TestResult | None]) -> str:
+    """`  flaky: ID passed in run 1, failed in run 2: <the first failure's message>`."""
+    per_run = ", ".join(
+        f"{r.outcome.value if r else 'did not run'} in run {n}"
+        for n, r in enumerate(results, start=1)
+    )
+    failure = next((r for r in results if r is not None and r.outcome in _RED), None)
+    message = f": {failure.message}" if failure is not None and failure.message else ""
+    return f"  flaky: {nodeid} {per_run}{message}"
+
+
+def _coverage_map(message: dict[str, Any], tests: list[str], settings: Settings) -> CoverageMap:
     coverage: dict[str, dict[int, frozenset[str]]] = {}
     for filename, by_line in message.get("coverage", {}).items():
         lines = coverage.setdefault(_relative(filename, settings), {})
         for line, indices in by_line.items():
             nodeids = {tests[i] for i in indices if i < len(tests)}
             lines[int(line)] = lines.get(int(line), frozenset()) | nodeids
-    return baseline, coverage
+    return coverage
 
 
 class _Lab:

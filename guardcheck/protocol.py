@@ -2,7 +2,8 @@
 
 Every message is one JSON object with a "t" (type) key, terminated by a newline.
 Parent -> host: "mutant". Host -> parent: "collected", "collect_failed",
-"baseline", "done". Child -> host: "start" (a test began), "result".
+"baseline" (one per baseline run, in order; the first carries coverage),
+"done". Child -> host: "start" (a test began), "result".
 """
 
 from __future__ import annotations

@@ -84,7 +84,9 @@ class HostDied(GuardcheckError):
 class HostProcess:
     """`python -m pytest -p guardcheck.host ...` in the project root, over a socketpair."""
 
-    def __init__(self, settings: Settings, scratch: Path, source: Sequence[str]) -> None:
+    def __init__(
+        self, settings: Settings, scratch: Path, source: Sequence[str], *, baseline_runs: int = 1
+    ) -> None:
         ours, theirs = socket.socketpair()
         self.log = scratch / "host.log"
         config = {
@@ -94,6 +96,7 @@ class HostProcess:
             "root": str(settings.root),
             "source": list(source),
             "skip": sandbox_skip(settings),
+            "baseline_runs": baseline_runs,
         }
         command = [
             sys.executable,

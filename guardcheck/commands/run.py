@@ -109,6 +109,12 @@ def exit_code_for(report: RunReport, gate: Gate) -> ExitCode:
 )
 @click.option("--timeout-factor", type=click.FloatRange(min=0), help="Mutant time budget factor.")
 @click.option("--timeout-constant", type=click.FloatRange(min=0), help="Seconds added to it.")
+@click.option(
+    "--baseline-runs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Run the baseline N times; a test whose outcome changes is flaky (exit 3).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final summary.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print each mutant's tests.")
 @click.pass_context
@@ -124,6 +130,7 @@ def run(
     markdown_path: Path | None,
     timeout_factor: float | None,
     timeout_constant: float | None,
+    baseline_runs: int | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -133,7 +140,8 @@ def run(
     against the run's own collection before any test runs), runs the tests once
     unmutated, then each mutant in isolation, in memory: the working tree is
     never written. Exit 0 when every mutant is caught, 1 when the gate fails,
-    2 on a catalogue or usage error, 3 when the baseline fails, 130 when
+    2 on a catalogue or usage error, 3 when the baseline fails (or, with
+    --baseline-runs N, a test changes outcome between runs), 130 when
     interrupted.
     """
     if quiet and verbose:
@@ -145,6 +153,7 @@ def run(
             ("jobs", jobs),
             ("timeout_factor", timeout_factor),
             ("timeout_constant", timeout_constant),
+            ("baseline_runs", baseline_runs),
         )
         if value is not None
     }
@@ -157,6 +166,7 @@ def run(
         matrix=matrix,
         timeout_factor=settings.timeout_factor,
         timeout_constant=settings.timeout_constant,
+        baseline_runs=settings.baseline_runs,
     )
     console = make_console()
     verbosity = Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL

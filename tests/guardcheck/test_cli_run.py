@@ -19,7 +19,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, make_project, write_tree
+from catalogue_helpers import FLAT_COOLDOWN, PYPROJECT, make_project, write_tree
 from lab_project import git_status
 from processes import alive, descendants, wait_until
 
@@ -390,6 +390,48 @@ def test_a_red_baseline_exits_3_naming_the_failing_test_and_runs_no_mutant(tmp_p
     assert ESCALATES not in done.stderr  # only the failing test is blamed
     assert list((root / ".guardcheck" / "mutants").iterdir()) == []
     assert not (root / ".guardcheck" / "outcomes.jsonl").exists()
+    assert git_status(root) == ""
+
+
+# Passes on its 1st, 3rd, ... run and fails on the others: the count is kept beside the
+# project, where no fork or sandbox can reset it.
+FLIPPING_TEST = """\
+from pathlib import Path
+
+COUNTER = Path(__file__).resolve().parents[2] / "flips.txt"
+
+
+def test_flips():
+    runs = int(COUNTER.read_text()) if COUNTER.exists() else 0
+    COUNTER.write_text(str(runs + 1))
+    assert runs % 2 == 0
+"""
+
+FLAKY = "tests/test_flaky.py::test_flips"
+
+
+def test_baseline_runs_2_exits_3_naming_the_flaky_test_and_its_outcome_per_run(tmp_path):
+    root = ladder_project(tmp_path, files={"tests/test_flaky.py": FLIPPING_TEST})
+    done = guardcheck(root, "run", "--baseline-runs", "2")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert f"flaky: {FLAKY} passed in run 1, failed in run 2" in done.stderr
+    assert ESCALATES not in done.stderr  # only the flaky test is blamed
+    assert verdicts(done.stdout) == {}  # no mutant ran
+    assert witnessed(root).count(ESCALATES) == 2  # both runs ran every test
+    assert git_status(root) == ""
+
+
+def test_baseline_runs_comes_from_the_config_and_the_flag_overrides_it(tmp_path):
+    files = {
+        "pyproject.toml": PYPROJECT + "baseline_runs = 2\n",
+        "tests/test_flaky.py": FLIPPING_TEST,
+    }
+    root = ladder_project(tmp_path, files=files)
+    from_config = guardcheck(root, "run")
+    assert from_config.returncode == 3, from_config.stdout + from_config.stderr
+    assert f"flaky: {FLAKY} passed in run 1, failed in run 2" in from_config.stderr
+    overridden = guardcheck(root, "run", "--baseline-runs", "1")  # the flaky test passes once
+    assert overridden.returncode == 0, overridden.stdout + overridden.stderr
     assert git_status(root) == ""
 
 

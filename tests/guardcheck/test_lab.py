@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lab_project import OPS, Events, T, by_id, git_status, make_project, mutant, run
+from lab_project import FILES, OPS, Events, T, by_id, git_status, make_project, mutant, run
 
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab import BaselineFailed
@@ -199,4 +199,109 @@ def test_a_red_baseline_stops_the_run_and_names_the_test(tmp_path):
         run(root, [mutant(root, "add", "return a + b", "return a - b")])
     assert info.value.code is ExitCode.BASELINE_FAILED
     assert "tests/test_red.py::test_red" in str(info.value)
+    assert git_status(root) == ""
+
+
+# Passes on its 1st, 3rd, ... run and fails on the others: the count lives in a file outside
+# the project, so no fork, sandbox or cache can reset it.
+FLIPPING_TEST = """
+from pathlib import Path
+
+COUNTER = Path({counter!r})
+
+
+def test_flips():
+    runs = int(COUNTER.read_text()) if COUNTER.exists() else 0
+    COUNTER.write_text(str(runs + 1))
+    assert runs % 2 == 0, f"call {{runs + 1}} fails"
+"""
+
+FLAKY = "tests/test_flaky.py::test_flips"
+
+
+def flaky_project(tmp_path: Path) -> Path:
+    counter = tmp_path / "flips.txt"
+    return make_project(
+        tmp_path / "project", {"tests/test_flaky.py": FLIPPING_TEST.format(counter=str(counter))}
+    )
+
+
+def test_a_flaky_baseline_test_stops_the_run_when_the_baseline_runs_twice(tmp_path):
+    root = flaky_project(tmp_path)
+    events = Events()
+    with pytest.raises(BaselineFailed) as info:
+        run(root, [mutant(root, "add", "return a + b", "return a - b")], events, baseline_runs=2)
+    assert info.value.code is ExitCode.BASELINE_FAILED
+    message = str(info.value)
+    assert f"flaky: {FLAKY} passed in run 1, failed in run 2: " in message
+    assert "call 2 fails" in message
+    assert T + "test_add" not in message  # only the flaky test is named
+    assert events.calls == ["baseline_started"]  # no mutant ran
+    assert git_status(root) == ""
+
+
+def test_with_one_baseline_run_the_same_flaky_test_does_not_stop_the_run(tmp_path):
+    root = flaky_project(tmp_path)
+    report = run(root, [mutant(root, "add", "return a + b", "return a - b")])
+    assert FLAKY in [t.nodeid for t in report.baseline]
+    assert report.results[0].status is Status.CAUGHT
+
+
+COLD_TEST = """
+from pathlib import Path
+
+SEEN = []
+
+
+def test_starts_cold():
+    SEEN.append(1)
+    assert SEEN == [1]  # a second run in the same process would see [1, 1]
+    with open({witness!r}, "a") as handle:
+        handle.write("ran\\n")
+"""
+
+
+def test_every_baseline_run_is_a_cold_fork_and_a_stable_suite_goes_on(tmp_path):
+    witness = tmp_path / "witness.txt"
+    test = {"tests/test_cold.py": COLD_TEST.format(witness=str(witness))}
+    root = make_project(tmp_path / "project", test)
+    report = run(root, [mutant(root, "add", "return a + b", "return a - b")], baseline_runs=3)
+    assert witness.read_text().splitlines() == ["ran"] * 3  # three runs, none flagged flaky
+    assert report.results[0].status is Status.CAUGHT
+    assert git_status(root) == ""
+
+
+# The user's pytest-timeout, through addopts: 3 s per test, far below guardcheck's budget.
+TIMEOUT_PYPROJECT = FILES["pyproject.toml"].replace(
+    "addopts = \"-m 'not broken'\"", "addopts = \"-m 'not broken' --timeout=3\""
+)
+
+PLUGIN_TEST = """
+def test_pytest_timeout_is_active(request):
+    assert request.config.pluginmanager.hasplugin("timeout")
+    assert request.config.getoption("timeout") == 3
+"""
+
+
+def test_the_users_pytest_timeout_fails_a_hanging_mutant_in_the_child(tmp_path):
+    """Regression: the host unregisters pytest's terminal reporter to keep children quiet, and
+    pytest-timeout's handler asked config.get_terminal_writer() for it, so the timeout
+    surfaced as an AssertionError inside _pytest/config instead of pytest-timeout's failure.
+    Also guards the one-line reason's location, which pointed into pytest.fail's own frame."""
+    assert "--timeout=3" in TIMEOUT_PYPROJECT
+    extra = {"pyproject.toml": TIMEOUT_PYPROJECT, "tests/test_plugin.py": PLUGIN_TEST}
+    root = make_project(tmp_path, extra)
+    mutants = [
+        mutant(root, "hangs", "return a + b", "return __import__('time').sleep(60)"),
+        mutant(root, "after", "if x > LIMIT", "if x < LIMIT"),
+    ]
+    report = run(root, mutants, jobs=1, timeout_constant=60.0)
+    baseline = [t.nodeid for t in report.baseline]
+    assert "tests/test_plugin.py::test_pytest_timeout_is_active" in baseline  # and it passed
+    hangs, after = report.results
+    assert hangs.status is Status.CAUGHT, hangs.reason  # not TIMEOUT: guardcheck's 60 s
+    # Located where the test hung, not in the frames that raised on pytest-timeout's behalf.
+    assert hangs.reason.endswith(f": {OPS}:10: Failed: Timeout (>3.0s) from pytest-timeout.")
+    assert hangs.killers[0] in (T + "test_add", T + "test_add_again")
+    assert after.status is Status.CAUGHT
     assert git_status(root) == ""

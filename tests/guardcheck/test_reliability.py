@@ -43,41 +43,68 @@ DRIVER = textwrap.dedent(
             print("started", m.id, flush=True)
 
 
-    sleepers = [
-        # Forked by the host: hangs inside a test.
-        mutant(root, "sleep-fork", "return a + b", "return __import__('time').sleep(60)"),
-        # Fresh interpreter: hangs while importing the mutated module.
-        mutant(root, "sleep-fresh", "LIMIT = 10", "LIMIT = __import__('time').sleep(60)"),
-    ]
+    mutants = {mutants}
     try:
-        report = run(root, sleepers, Loud(), jobs=2, timeout_constant=60.0)
+        report = run(root, mutants, Loud(), {options})
     except GuardcheckError as exc:
         print("error", exc.code, flush=True)
     else:
+        for r in report.results:
+            print("result", r.mutant.id, r.status.value, r.reason, flush=True)
         print("interrupted" if report.interrupted else "finished", flush=True)
     """
 )
 
+SLEEPERS = """[
+    # Forked by the host: hangs inside a test.
+    mutant(root, "sleep-fork", "return a + b", "return __import__('time').sleep(60)"),
+    # Fresh interpreter: hangs while importing the mutated module.
+    mutant(root, "sleep-fresh", "LIMIT = 10", "LIMIT = __import__('time').sleep(60)"),
+]"""
 
-@pytest.fixture
-def driven(tmp_path):
-    """A project, plus a driver process running two hanging mutants on it."""
+
+def start_driver(tmp_path: Path, mutants: str, options: str) -> tuple[Path, Path, subprocess.Popen]:
+    """A project, plus a driver process running `mutants` on it with run_lab `options`."""
     root = make_project(tmp_path / "project")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     script = tmp_path / "driver.py"
-    script.write_text(DRIVER.format(here=str(HERE)), encoding="utf-8")
+    script.write_text(
+        DRIVER.format(here=str(HERE), mutants=mutants, options=options), encoding="utf-8"
+    )
     driver = subprocess.Popen(
         [sys.executable, str(script), str(root)],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(scratch)},  # where the lab's scratch folder goes
     )
+    return root, scratch, driver
+
+
+def wait_started(driver: subprocess.Popen, count: int) -> None:
     started = set()
-    while len(started) < 2:
+    while len(started) < count:
         line = driver.stdout.readline()
         assert line, "driver exited early"
         started.add(line.split()[1])
+
+
+def host_of(driver: subprocess.Popen) -> int:
+    """The pytest host: the lab's own child; its forked children share its command line."""
+    parents = parent_table()
+    return next(
+        p
+        for p in descendants(driver.pid)
+        if parents.get(p) == driver.pid
+        and "guardcheck.host" in Path(f"/proc/{p}/cmdline").read_text()
+    )
+
+
+@pytest.fixture
+def driven(tmp_path):
+    """A project, plus a driver process running two hanging mutants on it."""
+    root, scratch, driver = start_driver(tmp_path, SLEEPERS, "jobs=2, timeout_constant=60.0")
+    wait_started(driver, 2)
 
     def all_started() -> bool:
         # the host, its forked child, the fresh pytest (plus nothing else of ours)
@@ -112,18 +139,58 @@ def test_kill_9_of_the_lab_leaves_no_orphans_and_a_clean_tree(driven):
 def test_kill_9_of_the_pytest_host_ends_the_run_with_an_error_and_no_orphans(driven):
     root, scratch, driver = driven
     pids = descendants(driver.pid)
-    parents = parent_table()
-    # The host is the lab's own child; its forked children share its command line.
-    host = next(
-        p
-        for p in pids
-        if parents.get(p) == driver.pid
-        and "guardcheck.host" in Path(f"/proc/{p}/cmdline").read_text()
-    )
-    os.kill(host, signal.SIGKILL)
+    os.kill(host_of(driver), signal.SIGKILL)
     out, _ = driver.communicate(timeout=20)
     assert out.strip().splitlines()[-1] == "error 2"  # HostDied: a usage-class error
     assert not any(alive(p) for p in pids)
+    assert_clean_afterwards(root, scratch, pids)
+
+
+# The first hangs in its first test, after leaving a mark (outside the project) that it is
+# there; the others are ordinary mutants queued behind it (one job).
+WORKER_VICTIM = """[
+    mutant(
+        root,
+        "hangs",
+        "return a + b",
+        "return (open({mark!r}, 'w').close(), __import__('time').sleep(60))",
+    ),
+    mutant(root, "after-clamp", "if x > LIMIT", "if x < LIMIT"),
+    mutant(root, "after-square", "return x * x", "return x + x"),
+]"""
+
+
+def test_kill_9_of_a_mutant_worker_is_a_crash_verdict_and_the_run_goes_on(tmp_path):
+    """Issue 4's reliability list: a worker (a mutant's forked child) killed with -9."""
+    mark = tmp_path / "hanging"
+    mutants = WORKER_VICTIM.format(mark=str(mark))
+    root, scratch, driver = start_driver(tmp_path, mutants, "jobs=1, timeout_constant=60.0")
+    try:
+        wait_started(driver, 1)
+        assert wait_until(mark.exists, seconds=30), "the mutant never reached its test"
+        host = host_of(driver)
+        workers = {p for p, parent in parent_table().items() if parent == host and alive(p)}
+        assert len(workers) == 1, workers  # the hanging mutant's child, nothing else
+        pids = descendants(driver.pid)
+        os.kill(workers.pop(), signal.SIGKILL)
+        out, _ = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    lines = out.strip().splitlines()
+    assert lines[-1] == "finished", out
+    results = {
+        ident: (status, reason)
+        for _, ident, status, reason in (
+            line.split(" ", 3) for line in lines if line.startswith("result ")
+        )
+    }
+    status, reason = results["hangs"]
+    assert status == "caught"
+    assert reason.startswith(f"crash: SIGKILL during {T}test_add"), reason
+    assert results["after-clamp"][0] == "caught"
+    assert results["after-square"][0] == "caught"
     assert_clean_afterwards(root, scratch, pids)
 
 
