@@ -89,7 +89,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
         _host.serve()
     finally:
         _host.kill_children()
-        _host.cleanup_if_orphaned()
+        _host.cleanup_unless_stopped()
     return True
 
 
@@ -132,6 +132,7 @@ class Host:
         self.captures: dict[Path, MultiCapture[str] | None] = {}  # per sandbox slot
         self.recorder = Recorder()
         self.stopping = False
+        self.lab_said_stop = False  # the lab stops us on purpose, and cleans up itself
         self.pid = os.getpid()
 
     # -- the lab's side --------------------------------------------------------
@@ -183,6 +184,8 @@ class Host:
         for message in self.inbox.feed(data):
             if message["t"] == "mutant":
                 self._start_mutant(message)
+            elif message["t"] == "stop":
+                self.lab_said_stop = self.stopping = True
 
     # -- children ----------------------------------------------------------------
 
@@ -446,9 +449,21 @@ class Host:
         self.exiting.clear()
 
     def cleanup_if_orphaned(self) -> None:
-        """The lab normally removes its scratch folder; if it was killed, the host does."""
+        """The lab normally removes its scratch folder; if it was killed, the host does.
+
+        On SIGTERM the parent pid tells: PR_SET_PDEATHSIG fires after the kernel
+        reparented us. A closed control socket cannot use it, since a killed
+        lab's sockets close before that reparenting; the lab says "stop" first
+        when it means to, so a socket closing without it means the lab died.
+        """
         if os.getppid() != self.parent_pid:
             sandbox.remove(self.scratch)
+
+    def cleanup_unless_stopped(self) -> None:
+        if not self.lab_said_stop:
+            sandbox.remove(self.scratch)
+        else:
+            self.cleanup_if_orphaned()
 
 
 class SilentReporter:

@@ -1,7 +1,8 @@
 """JSON-lines framing between guardcheck, its pytest host and the host's children.
 
 Every message is one JSON object with a "t" (type) key, terminated by a newline.
-Parent -> host: "mutant". Host -> parent: "collected", "collect_failed",
+Parent -> host: "mutant", "stop" (on purpose; see workers.HostProcess.stop).
+Host -> parent: "collected", "collect_failed",
 "baseline" (one per baseline run, in order; the first carries coverage),
 "done". Child -> host: "start" (a test began), "result".
 """

@@ -165,7 +165,13 @@ class HostProcess:
         self.inbox.extend(self._buffer.feed(data))
 
     def stop(self, *, urgent: bool) -> None:
-        """Closing the socket asks the host to kill its children and exit; SIGTERM insists."""
+        """Closing the socket asks the host to kill its children and exit; SIGTERM insists.
+
+        "stop" first tells the host this is on purpose (we remove the scratch
+        folder ourselves); a socket that closes without it means we died.
+        """
+        with contextlib.suppress(OSError):
+            self.socket.sendall(protocol.encode({"t": "stop"}))
         self.socket.close()
         if urgent:
             kill_group(self.process.pid, signal.SIGTERM)
