@@ -11,7 +11,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from guardcheck.applied import applied_ids
 from guardcheck.cli import settings_of
+from guardcheck.config import Settings
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab import LabOptions, run_lab
@@ -52,6 +54,19 @@ def select_mutants(mutants: list[Mutant], patterns: tuple[str, ...]) -> list[Mut
             f"--only {' '.join(patterns)} matches no mutation id or tag; known: {known}"
         )
     return chosen
+
+
+def refuse_while_applied(settings: Settings) -> None:
+    """The gate proves the tests against the real code, not against a mutant
+    someone wrote into the tree with `guardcheck apply` and forgot."""
+    applied = applied_ids(settings)
+    if applied:
+        reverts = "; ".join(f"guardcheck apply --revert {mutant_id}" for mutant_id in applied)
+        raise GuardcheckError(
+            f"mutation(s) {', '.join(applied)} are written into your working tree "
+            f"(guardcheck apply), so the catalogue would not match the real code\n"
+            f"  fix: {reverts}"
+        )
 
 
 def check_killers(mutants: list[Mutant], collected: tuple[str, ...]) -> None:
@@ -158,6 +173,7 @@ def run(
         if value is not None
     }
     settings = replace(settings, **overrides)
+    refuse_while_applied(settings)
     catalogue = validate(settings, collect=False)
     mutants = select_mutants(catalogue, only)
     gate = Gate(allow_caught_elsewhere=allow_caught_elsewhere, fail_under=fail_under)

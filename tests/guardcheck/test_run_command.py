@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, make_project
+from catalogue_helpers import FLAT_COOLDOWN, make_project, run_cli, tree_state
 
 from guardcheck.commands.run import check_killers, exit_code_for, select_mutants
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
@@ -86,3 +86,18 @@ def test_unknown_killed_by_stops_the_run_before_any_test_runs(tmp_path):
     assert "tests/test_ladder.py::test_ladder_escalates" in done.stderr
     assert "baseline" not in done.stdout
     assert not (tmp_path / ".guardcheck" / "baseline.json").exists()
+
+
+def test_run_refuses_while_a_mutant_is_applied_and_says_how_to_revert(tmp_path):
+    """Regression: with `guardcheck apply` left in place, run reported the applied
+    entry as stale, which hides the real cause."""
+    make_project(tmp_path)
+    assert run_cli(tmp_path, "apply", "flat-cooldown").exit_code == 0
+    applied = tree_state(tmp_path)
+    refused = run_cli(tmp_path, "run")
+    assert refused.exit_code == ExitCode.USAGE
+    assert "flat-cooldown" in refused.stderr
+    assert "guardcheck apply --revert flat-cooldown" in refused.stderr
+    assert "stale" not in refused.stderr
+    assert tree_state(tmp_path) == applied  # nothing ran, nothing was written
+    assert run_cli(tmp_path, "apply", "--revert", "flat-cooldown").exit_code == 0
