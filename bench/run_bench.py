@@ -102,6 +102,9 @@ class RunResult:
     timeouts: int | None = None  # included in killed
     timeout_worker_s: float | None = None  # worker time spent on mutants that timed out
     median_mutant_ms: float | None = None  # median per-mutant duration as the tool records it
+    # guardcheck only: median of (mutant duration - its tests' own durations) on the fork
+    # path, i.e. fork + activation + reporting; mutmut records no per-test times.
+    median_overhead_ms: float | None = None
     other: dict[str, int] = field(default_factory=dict)
     phase_s: float | None = None  # the tool's own mutant-phase wall time, when it reports one
     phase_source: str = ""
@@ -136,6 +139,7 @@ class Summary:
     timeouts: int | None
     median_timeout_worker_s: float | None
     median_mutant_ms: float | None
+    median_overhead_ms: float | None
     median_wall_s: float
     mutants_per_s: float | None  # mutants / median wall: all-in throughput
     executed_per_s: float | None  # executed mutants / median wall (uncovered ones are free)
@@ -435,6 +439,18 @@ _GC_CAUGHT = {"Killed", "Timeout"}
 _GC_NOT_EXECUTED = {"NoCoverage", "Ignored", "Pending", "CompileError"}
 
 
+def _fork_overheads_ms(mutants: list[dict[str, Any]]) -> list[float]:
+    """Per fork-path mutant: its duration minus its tests' own (both ms in the report)."""
+    overheads = []
+    for mutant in mutants:
+        own = mutant.get("guardcheck", {})
+        tests = own.get("tests", [])
+        if own.get("executionPath") != "fork" or not tests or "duration" not in mutant:
+            continue
+        overheads.append(float(mutant["duration"]) - sum(float(t["duration"]) for t in tests))
+    return overheads
+
+
 def _guardcheck_mutants(report: dict[str, Any]) -> list[dict[str, Any]]:
     """One entry per mutant: guardcheck lists a multi-file mutant under every file it
     changes, with `guardcheck.part` 1, 2, ...; only part 1 is counted."""
@@ -497,6 +513,8 @@ def run_guardcheck(rnd: int, jobs: int, timeout_s: float) -> RunResult:
     result.timeouts = statuses["Timeout"]
     result.timeout_worker_s = sum(timed_out) if timed_out else None
     result.median_mutant_ms = statistics.median(durations) if durations else None
+    overheads = _fork_overheads_ms(mutants)
+    result.median_overhead_ms = statistics.median(overheads) if overheads else None
     result.executed = total - sum(statuses[s] for s in _GC_NOT_EXECUTED)
     result.other = {
         k: v for k, v in statuses.items() if k not in {*_GC_CAUGHT, "Survived", "NoCoverage"}
@@ -550,6 +568,7 @@ def summarise(tool: str, runs: Sequence[RunResult]) -> Summary | None:
         timeouts=_common([r.timeouts for r in good]),
         median_timeout_worker_s=_median([r.timeout_worker_s for r in good]),
         median_mutant_ms=_median([r.median_mutant_ms for r in good]),
+        median_overhead_ms=_median([r.median_overhead_ms for r in good]),
         median_wall_s=wall,
         mutants_per_s=mutants / wall if mutants else None,
         executed_per_s=executed / wall if executed else None,
@@ -579,6 +598,7 @@ def render_table(summaries: Sequence[Summary], unavailable: dict[str, str]) -> s
         "fixed s",
         "per-mutant ms",
         "mutant median ms",
+        "overhead ms",
         "parent RSS MiB",
         "tree max RSS MiB",
         "runs",
@@ -598,6 +618,7 @@ def render_table(summaries: Sequence[Summary], unavailable: dict[str, str]) -> s
                 _fmt(s.median_fixed_s, ".2f"),
                 _fmt(s.median_per_mutant_ms, ".1f") + ("" if s.median_fixed_s is not None else "*"),
                 _fmt(s.median_mutant_ms, ".1f"),
+                _fmt(s.median_overhead_ms, ".1f"),
                 _fmt(s.median_parent_rss_mib, ".1f"),
                 _fmt(s.median_tree_rss_mib, ".1f"),
                 str(s.runs),
