@@ -30,7 +30,11 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
 
 def describe_exit(status: int) -> str:
     """A waitpid status as a person reads it: 'SIGSEGV', 'exit code 3'."""
-    code = os.waitstatus_to_exitcode(status)
+    return describe_returncode(os.waitstatus_to_exitcode(status))
+
+
+def describe_returncode(code: int) -> str:
+    """A returncode (negative: killed by that signal) as a person reads it."""
     if code < 0:
         try:
             return signal.Signals(-code).name

@@ -26,7 +26,7 @@ from guardcheck.config import Settings
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.model import TestOutcome, TestResult
-from guardcheck.procs import kill_group, set_pdeathsig
+from guardcheck.procs import describe_returncode, kill_group, set_pdeathsig
 from guardcheck.verdict import ChildOutcome
 
 
@@ -292,10 +292,7 @@ class FreshProcess:
 
 def _describe(returncode: int) -> str:
     if returncode < 0:
-        try:
-            return signal.Signals(-returncode).name
-        except ValueError:
-            return f"signal {-returncode}"
+        return describe_returncode(returncode)
     return f"pytest exited with code {returncode} without reporting"
 
 
