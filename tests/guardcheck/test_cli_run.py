@@ -19,7 +19,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, PYPROJECT, make_project, write_tree
+from catalogue_helpers import FLAT_COOLDOWN, LADDER_TESTS, PYPROJECT, make_project, write_tree
 from lab_project import git_status
 from processes import alive, descendants, wait_until
 
@@ -66,44 +66,14 @@ def pytest_runtest_call(item):
 
 # tests/test_ladder.py with the escalation test weakened: it no longer checks that the
 # ladder climbs, so only test_cap still notices a flat cooldown.
-WEAK_ESCALATION = """\
-from app.ladder import Gate, cooldown
-
-
-def test_ladder_escalates():
-    assert cooldown(1) == 60
-
-
-def test_cap():
-    assert cooldown(10) == 3600
-
-
-def test_success_resets_only_on_progress():
-    gate = Gate()
-    gate.record_failure()
-    assert gate.record_success(10, 10) == 1
-    assert gate.record_success(10, 5) == 0
-"""
+ESCALATION_ASSERT = "assert [cooldown(n) for n in (1, 2, 3)] == [60, 180, 540]"
+CAP_ASSERT = "assert cooldown(10) == 3600"
+assert LADDER_TESTS.count(ESCALATION_ASSERT) == 1
+assert LADDER_TESTS.count(CAP_ASSERT) == 1
+WEAK_ESCALATION = LADDER_TESTS.replace(ESCALATION_ASSERT, "assert cooldown(1) == 60")
 
 # ... and with test_cap weakened too, so that nothing notices it.
-WEAK_ESCALATION_AND_CAP = """\
-from app.ladder import Gate, cooldown
-
-
-def test_ladder_escalates():
-    assert cooldown(1) == 60
-
-
-def test_cap():
-    assert cooldown(10) <= 3600
-
-
-def test_success_resets_only_on_progress():
-    gate = Gate()
-    gate.record_failure()
-    assert gate.record_success(10, 10) == 1
-    assert gate.record_success(10, 5) == 0
-"""
+WEAK_ESCALATION_AND_CAP = WEAK_ESCALATION.replace(CAP_ASSERT, "assert cooldown(10) <= 3600")
 
 # The first step of the ladder is the same with or without `flat-cooldown`.
 IDLE_TEST = """\
