@@ -1,3 +1,3 @@
-from guardcheck.cli import main
+from guardcheck.commands.main import main
 
 main()

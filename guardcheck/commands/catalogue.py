@@ -12,14 +12,14 @@ from collections.abc import Iterable
 
 import click
 
-from guardcheck.applied import applied_ids, apply_mutant, refuse_if_applied, revert
-from guardcheck.catalogue import did_you_mean
-from guardcheck.cli import settings_of
-from guardcheck.config import Settings
+from guardcheck.catalogue.listing import Row, listing_json, rows
+from guardcheck.catalogue.load import did_you_mean
+from guardcheck.catalogue.validate import Assessment, assess, validate
+from guardcheck.commands.group import settings_of
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
-from guardcheck.listing import Row, listing_json, rows
 from guardcheck.model import Mutant
-from guardcheck.validate import Assessment, assess, validate
+from guardcheck.options import Settings
+from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, revert
 
 
 @click.command("list")

@@ -11,13 +11,13 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from guardcheck.applied import applied_ids
-from guardcheck.cli import settings_of
-from guardcheck.config import Settings
+from guardcheck.catalogue.validate import unknown_killers, validate
+from guardcheck.commands.group import settings_of
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab import LabOptions, run_lab
+from guardcheck.lab.run import LabOptions, run_lab
 from guardcheck.model import Mutant, RunReport
+from guardcheck.options import Settings
 from guardcheck.reports import FanOut, Gate
 from guardcheck.reports.console import (
     ConsoleProgress,
@@ -30,7 +30,7 @@ from guardcheck.reports.junit import write_junit
 from guardcheck.reports.markdown import write_markdown
 from guardcheck.reports.outdir import OutputFolder
 from guardcheck.reports.stryker import write_json
-from guardcheck.validate import unknown_killers, validate
+from guardcheck.worktree import applied_ids
 
 # Wide enough for a pytest node id beside the verdict without wrapping.
 CI_LOG_WIDTH = 160

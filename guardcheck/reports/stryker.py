@@ -7,7 +7,7 @@ own data rides along under a `guardcheck` key instead of being lost):
   as the schema `id`; each further file gets `<id>@<path>` so ids stay unique across the
   report (the viewer correlates mutants by id). `guardcheck.id` always holds the real id.
 - `caught-elsewhere` becomes `Killed` (a test did fail), with a statusReason saying it was
-  not one of the named tests; the gate-relevant verdict is `guardcheck.verdict`.
+  not one of the named tests; the gate-relevant verdict is `guardcheck.lab.verdict`.
 - `error` becomes `RuntimeError`, which Stryker leaves out of the score, as we do not.
 - Every test id in `killedBy`/`coveredBy` is listed in `testFiles`, even one missing from
   the baseline, so the viewer can always resolve it.

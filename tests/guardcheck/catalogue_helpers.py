@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from guardcheck.cli import main
+from guardcheck.commands.main import main
 
 PYPROJECT = """\
 [tool.guardcheck]

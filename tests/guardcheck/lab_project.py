@@ -10,9 +10,9 @@ import subprocess
 import textwrap
 from pathlib import Path
 
-from guardcheck.config import Settings
-from guardcheck.lab import LabOptions, run_lab
+from guardcheck.lab.run import LabOptions, run_lab
 from guardcheck.model import BaselineTest, FileChange, Mutant, MutantResult, RunReport, Where
+from guardcheck.options import Settings
 
 OPS = "calc/ops.py"
 

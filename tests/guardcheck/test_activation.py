@@ -11,17 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from guardcheck.activation import (
-    FORK,
+from guardcheck.child.codeswap import (
     MARKER,
-    SUBPROCESS,
     ActivationError,
     LiveFunctions,
-    Unviable,
     activate,
-    classify,
     install_marker,
 )
+from guardcheck.lab.classify import FORK, SUBPROCESS, Unviable, classify
 from guardcheck.model import FileChange, Mutant, Where
 
 SOURCE = textwrap.dedent(

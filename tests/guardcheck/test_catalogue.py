@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from catalogue_helpers import write_tree
 
-from guardcheck.catalogue import catalogue_files, load_catalogue, parse_catalogue_text
-from guardcheck.config import load_settings
+from guardcheck.catalogue.load import catalogue_files, load_catalogue, parse_catalogue_text
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import Edit, Where
+from guardcheck.options import load_settings
 
 
 def parse(text: str):

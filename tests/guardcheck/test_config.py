@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from guardcheck.config import load_settings
 from guardcheck.errors import GuardcheckError
+from guardcheck.options import load_settings
 
 
 def write_pyproject(tmp_path, body: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guardcheck.engine import EditFailure, apply_edit
+from guardcheck.edit.engine import EditFailure, apply_edit
 from guardcheck.model import Edit, Where
 
 RUN = textwrap.dedent(

@@ -8,7 +8,7 @@ import pytest
 from lab_project import FILES, OPS, Events, T, by_id, git_status, make_project, mutant, run
 
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab import BaselineFailed
+from guardcheck.lab.run import BaselineFailed
 from guardcheck.model import MutantResult, RunReport, Status, TestOutcome
 
 pytestmark = pytest.mark.slow

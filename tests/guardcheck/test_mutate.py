@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from guardcheck.edit.mutate import build_mutant
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
-from guardcheck.mutate import build_mutant
 
 CATALOGUE = Where("mutations/ladder.toml", 3)
 

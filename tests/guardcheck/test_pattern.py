@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from guardcheck.pattern import (
+from guardcheck.edit.pattern import (
     PatternError,
     display,
     equal,

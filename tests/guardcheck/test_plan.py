@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+from guardcheck.lab.plan import plan_mutant
+from guardcheck.lab.verdict import ChildOutcome, decide
 from guardcheck.model import (
     BaselineTest,
     FileChange,
@@ -15,8 +17,6 @@ from guardcheck.model import (
     TestResult,
     Where,
 )
-from guardcheck.plan import plan_mutant
-from guardcheck.verdict import ChildOutcome, decide
 
 SOURCE = textwrap.dedent(
     """\

@@ -18,7 +18,7 @@ import pytest
 from lab_project import T, git_status, make_project, mutant, run
 from processes import alive, descendants, parent_table, wait_until
 
-from guardcheck.lab import BaselineFailed
+from guardcheck.lab.run import BaselineFailed
 from guardcheck.model import Status
 
 pytestmark = pytest.mark.slow
@@ -96,7 +96,7 @@ def host_of(driver: subprocess.Popen) -> int:
         p
         for p in descendants(driver.pid)
         if parents.get(p) == driver.pid
-        and "guardcheck.host" in Path(f"/proc/{p}/cmdline").read_text()
+        and "guardcheck.child.host" in Path(f"/proc/{p}/cmdline").read_text()
     )
 
 

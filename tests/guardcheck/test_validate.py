@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from catalogue_helpers import FLAT_COOLDOWN, LADDER, make_project, run_cli, write_tree
 
-from guardcheck.config import load_settings
+from guardcheck.catalogue.validate import validate
 from guardcheck.errors import CatalogueInvalid
-from guardcheck.validate import validate
+from guardcheck.options import load_settings
 
 
 def entry(entry_id: str, body: str) -> str:

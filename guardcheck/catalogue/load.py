@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from guardcheck.config import Settings
+from guardcheck.catalogue.positions import TableLines, scan_tables
 from guardcheck.errors import GuardcheckError, Problem
 from guardcheck.model import Edit, Entry, Where
-from guardcheck.toml_positions import TableLines, scan_tables
+from guardcheck.options import Settings
 
 # Keys of one edit: the entry's own top-level edit, or a `[[mutation.edit]]` sub-table.
 EDIT_KEYS = ("file", "scope", "find", "replace", "occurrence", "transform")

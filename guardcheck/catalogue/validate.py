@@ -17,12 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from guardcheck.catalogue import Catalogue, did_you_mean, load_catalogue
-from guardcheck.collect import CollectFailed, collect_command, collected_test_ids
-from guardcheck.config import Settings
+from guardcheck.catalogue.collect import CollectFailed, collect_command, collected_test_ids
+from guardcheck.catalogue.load import Catalogue, did_you_mean, load_catalogue
+from guardcheck.edit.mutate import build_mutant
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Entry, Mutant, Where
-from guardcheck.mutate import build_mutant
+from guardcheck.options import Settings
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange, MetadataWrapper
 
-from guardcheck.model import Edit, Where
-from guardcheck.parsed import ParsedModule, Range, parse_source
-from guardcheck.pattern import (
+from guardcheck.edit.parsed import ParsedModule, Range, parse_source
+from guardcheck.edit.pattern import (
     Bindings,
     Pattern,
     PatternError,
@@ -40,6 +39,7 @@ from guardcheck.pattern import (
     unit_bounds,
     unit_count,
 )
+from guardcheck.model import Edit, Where
 
 _SNIPPET_WIDTH = 80
 _NEAREST = 3

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from guardcheck import freshrun, host, protocol, sandbox
-from guardcheck.config import Settings
+from guardcheck import messages
+from guardcheck.child import workdirs
+from guardcheck.child.procs import describe_returncode, kill_group, set_pdeathsig
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.verdict import ChildOutcome
 from guardcheck.model import TestOutcome, TestResult
-from guardcheck.procs import describe_returncode, kill_group, set_pdeathsig
-from guardcheck.verdict import ChildOutcome
+from guardcheck.options import Settings
 
 
 def _env(extra: dict[str, str]) -> dict[str, str]:
@@ -82,7 +83,7 @@ class HostDied(GuardcheckError):
 
 
 class HostProcess:
-    """`python -m pytest -p guardcheck.host ...` in the project root, over a socketpair."""
+    """`python -m pytest -p guardcheck.child.host ...` in the project root, over a socketpair."""
 
     def __init__(
         self, settings: Settings, scratch: Path, source: Sequence[str], *, baseline_runs: int = 1
@@ -103,7 +104,7 @@ class HostProcess:
             "-m",
             "pytest",
             "-p",
-            "guardcheck.host",
+            "guardcheck.child.host",
             *settings.tests,
             *settings.pytest_args,
             "-p",
@@ -114,7 +115,7 @@ class HostProcess:
             self.process = subprocess.Popen(
                 command,
                 cwd=settings.root,
-                env=_env({host.ENV: json.dumps(config)}),
+                env=_env({messages.HOST_ENV: json.dumps(config)}),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -125,7 +126,7 @@ class HostProcess:
         theirs.close()
         ours.setblocking(False)
         self.socket = ours
-        self._buffer = protocol.LineBuffer()
+        self._buffer = messages.LineBuffer()
         self._outbox = bytearray()
         self.inbox: deque[dict[str, Any]] = deque()  # received, not yet handled
 
@@ -133,7 +134,7 @@ class HostProcess:
         return self.socket.fileno()
 
     def queue(self, message: dict[str, Any]) -> None:
-        self._outbox += protocol.encode(message)
+        self._outbox += messages.encode(message)
         self.flush()
 
     @property
@@ -171,7 +172,7 @@ class HostProcess:
         folder ourselves); a socket that closes without it means we died.
         """
         with contextlib.suppress(OSError):
-            self.socket.sendall(protocol.encode({"t": "stop"}))
+            self.socket.sendall(messages.encode({"t": "stop"}))
         self.socket.close()
         if urgent:
             kill_group(self.process.pid, signal.SIGTERM)
@@ -193,7 +194,7 @@ class HostInfo:
 
 
 class FreshProcess:
-    """One mutant in a fresh interpreter: `python -m pytest -p guardcheck.freshrun`."""
+    """One mutant in a fresh interpreter: `python -m pytest -p guardcheck.child.freshrun`."""
 
     def __init__(
         self,
@@ -218,7 +219,7 @@ class FreshProcess:
         }
         spec_file = folder / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
-        slot = sandbox.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
+        slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
         paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
         ini = ["-c", info.inifile] if info.inifile else []
@@ -227,7 +228,7 @@ class FreshProcess:
             "-m",
             "pytest",
             "-p",
-            "guardcheck.freshrun",
+            "guardcheck.child.freshrun",
             *ini,
             f"--rootdir={info.rootdir}",
             *paths,
@@ -242,7 +243,7 @@ class FreshProcess:
             self.process = subprocess.Popen(
                 command,
                 cwd=slot.cwd,
-                env=_env({freshrun.ENV: str(spec_file)}),
+                env=_env({messages.FRESH_ENV: str(spec_file)}),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -269,7 +270,7 @@ class FreshProcess:
         message: dict[str, Any] = {}
         current = None
         if self.results.exists():
-            for line in protocol.LineBuffer().feed(self.results.read_bytes() + b"\n"):
+            for line in messages.LineBuffer().feed(self.results.read_bytes() + b"\n"):
                 if line["t"] == "start":
                     current = line["nodeid"]
                 elif line["t"] == "result":

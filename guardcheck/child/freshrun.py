@@ -1,4 +1,4 @@
-"""pytest plugin for the fresh-interpreter path (`-p guardcheck.freshrun`).
+"""pytest plugin for the fresh-interpreter path (`-p guardcheck.child.freshrun`).
 
 For mutations a code swap cannot express (module level, class bodies,
 decorators, defaults, imports). pytest imports `-p` plugins before any
@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from guardcheck import protocol
-from guardcheck.importhook import ServedModules
-from guardcheck.itemrun import OneLineReports, Recorder
+from guardcheck import messages
+from guardcheck.child.importhook import ServedModules
+from guardcheck.child.itemrun import OneLineReports, Recorder
 
-ENV = "GUARDCHECK_FRESH"
+ENV = messages.FRESH_ENV
 
 
 def _load() -> dict[str, Any] | None:
@@ -75,13 +75,13 @@ class FreshRun:
         items[:] = keep
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
-        protocol.send(self.out, {"t": "start", "nodeid": nodeid})
+        messages.send(self.out, {"t": "start", "nodeid": nodeid})
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         log = list(self.recorder.log)
         if self.missing:
             log.append("not collected in the mutated session: " + ", ".join(self.missing))
-        protocol.send(
+        messages.send(
             self.out,
             {
                 "t": "result",

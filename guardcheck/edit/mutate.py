@@ -10,7 +10,7 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
-from guardcheck.engine import EditFailure, apply_edit
+from guardcheck.edit.engine import EditFailure, apply_edit
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
 

@@ -19,23 +19,16 @@ from __future__ import annotations
 
 import ast
 import base64
-import builtins
-import gc
-import linecache
 import marshal
-import os
-import sys
 import types
-from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from guardcheck.importhook import ServedModules, cache_source
+from guardcheck.child.codeswap import MARKER, code_at, nested
 from guardcheck.model import Mutant
 
-MARKER = "__guardcheck_seen__"
 FORK = "fork"
 SUBPROCESS = "subprocess"
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
@@ -60,10 +53,6 @@ Path_ = tuple[int, ...]  # ordinal path of nested code objects, from the module 
 
 class Unviable(Exception):
     """The mutated text does not compile."""
-
-
-class ActivationError(Exception):
-    """The child could not put the mutant in place (live code does not match the original)."""
 
 
 @dataclass(frozen=True)
@@ -105,13 +94,6 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-# --- parent side: classification -------------------------------------------
-
-
-def _nested(code: types.CodeType) -> list[types.CodeType]:
-    return [c for c in code.co_consts if isinstance(c, types.CodeType)]
-
-
 def _const_key(value: object) -> object:
     # Type-aware: (1,) == (True,) == (1.0,) in Python, but they are different mutants.
     if isinstance(value, types.CodeType):
@@ -151,7 +133,7 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
     diff.kinds[at] = kind
     if kind in ("function", "lambda"):
         diff.functions[at] = original
-    inner_o, inner_m = _nested(original), _nested(mutated)
+    inner_o, inner_m = nested(original), nested(mutated)
     where = mutated.co_qualname if at else "the module"
     if [c.co_qualname for c in inner_o] != [c.co_qualname for c in inner_m]:
         diff.problem = diff.problem or (
@@ -192,16 +174,9 @@ def _nearest_def(at: Path_, kinds: dict[Path_, str]) -> Path_ | None:
     return None
 
 
-def code_at(tree: types.CodeType, at: Path_) -> types.CodeType:
-    code = tree
-    for index in at:
-        code = _nested(code)[index]
-    return code
-
-
 def _iter_codes(code: types.CodeType, at: Path_ = ()) -> Iterator[tuple[Path_, types.CodeType]]:
     yield at, code
-    for index, inner in enumerate(_nested(code)):
+    for index, inner in enumerate(nested(code)):
         yield from _iter_codes(inner, (*at, index))
 
 
@@ -277,133 +252,3 @@ def classify(mutant: Mutant, root: Path) -> Activation:
             return Activation(SUBPROCESS, result)
         files.append(result)
     return Activation(FORK, "", tuple(files))
-
-
-# --- child side: swapping in a forked child ----------------------------------
-
-
-class LiveFunctions:
-    """Every function object alive in the host, by (real path of its file, qualname).
-
-    Built once, in the host, before forking: children inherit it for free.
-    Functions reached only through staticmethod/classmethod, decorators'
-    `__wrapped__` or closures are all plain function objects tracked by gc.
-    """
-
-    def __init__(self) -> None:
-        by_filename: dict[str, list[types.FunctionType]] = defaultdict(list)
-        for obj in gc.get_objects():
-            if isinstance(obj, types.FunctionType):
-                by_filename[obj.__code__.co_filename].append(obj)
-        self._index: dict[str, dict[str, list[types.FunctionType]]] = {}
-        self._filenames: dict[str, str] = {}  # real path -> co_filename the host used
-        for filename, functions in by_filename.items():
-            real = os.path.realpath(filename)
-            self._filenames.setdefault(real, filename)
-            by_name = self._index.setdefault(real, defaultdict(list))
-            for function in functions:
-                by_name[function.__code__.co_qualname].append(function)
-        self._modules = {
-            os.path.realpath(m.__file__)
-            for m in list(sys.modules.values())
-            if isinstance(getattr(m, "__file__", None), str)
-        }
-
-    def imported(self, real: str) -> bool:
-        return real in self._modules or real in self._index
-
-    def filename(self, real: str, default: str) -> str:
-        return self._filenames.get(real, default)
-
-    def find(self, real: str, qualname: str) -> list[types.FunctionType]:
-        return self._index.get(real, {}).get(qualname, [])
-
-
-def _refile(code: types.CodeType, filename: str) -> types.CodeType:
-    consts = tuple(
-        _refile(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts
-    )
-    return code.replace(co_filename=filename, co_consts=consts)
-
-
-def install_marker() -> set[str]:
-    """The set the evidence markers add to (a C-level call: no tracing overhead)."""
-    seen: set[str] = set()
-    setattr(builtins, MARKER, seen.add)
-    return seen
-
-
-@dataclass
-class Applied:
-    """A mutant put in place in the host just before forking; `undo` right after."""
-
-    notes: list[str]
-    codes: list[tuple[types.FunctionType, types.CodeType]]
-    lines: dict[str, Any]  # linecache entries replaced (None: there was none)
-    finder: ServedModules | None = None
-
-    def undo(self) -> None:
-        for function, code in reversed(self.codes):
-            function.__code__ = code
-        for filename, entry in self.lines.items():
-            if entry is None:
-                linecache.cache.pop(filename, None)
-            else:
-                linecache.cache[filename] = entry
-        if self.finder is not None and self.finder in sys.meta_path:
-            sys.meta_path.remove(self.finder)
-
-
-def activate(files: list[dict[str, Any]], live: LiveFunctions) -> Applied:
-    """Put the mutant in place in this process: swap code, serve unimported modules.
-
-    The host calls it right before forking and undoes it right after, so each
-    child starts with the mutant active and pays nothing for it. Modules the
-    host never imported are served from memory by an import hook instead, so a
-    test importing them lazily still gets the mutated code.
-    """
-    applied = Applied([], [], {})
-    served: dict[str, types.CodeType | str] = {}
-    try:
-        for file in files:
-            _activate_file(file, live, applied, served)
-    except BaseException:
-        applied.undo()
-        raise
-    if served:
-        applied.finder = ServedModules(served)
-        applied.finder.install()
-    return applied
-
-
-def _activate_file(
-    file: dict[str, Any],
-    live: LiveFunctions,
-    applied: Applied,
-    served: dict[str, types.CodeType | str],
-) -> None:
-    real = os.path.realpath(file["filename"])
-    filename = live.filename(real, file["filename"])
-    tree = marshal.loads(base64.b64decode(file["tree"]))
-    if tree.co_filename != filename:
-        tree = _refile(tree, filename)
-    applied.lines.setdefault(filename, linecache.cache.get(filename))
-    cache_source(filename, file["mutated"])
-    if not live.imported(real):
-        served[real] = tree
-        applied.notes.append(f"{file['path']}: not imported before the fork; served on import")
-        return
-    for swap in file["swaps"]:
-        original = marshal.loads(base64.b64decode(swap["original"]))
-        targets = [f for f in live.find(real, swap["qualname"]) if f.__code__ == original]
-        if not targets and "<locals>" not in swap["qualname"]:
-            raise ActivationError(
-                f"no live function {swap['qualname']} in {file['path']} matches the "
-                "original text (file changed since the catalogue was read, or rewritten "
-                "by pytest's assertion rewriting?)"
-            )
-        replacement = code_at(tree, tuple(swap["at"]))
-        for function in targets:
-            applied.codes.append((function, function.__code__))
-            function.__code__ = replacement
-        applied.notes.append(f"swapped {swap['qualname']} ({len(targets)} live)")

@@ -1,6 +1,6 @@
 """The long-lived pytest process: collects once, then forks a child per job.
 
-Started by the lab as `python -m pytest -p guardcheck.host ...` in the
+Started by the lab as `python -m pytest -p guardcheck.child.host ...` in the
 project root, so the user's conftest.py, addopts, markers and plugins are in
 force. After collection its `pytest_runtestloop` takes over: it forks one
 child for the baseline (under coverage.py, per-test contexts), then, when the
@@ -37,12 +37,13 @@ from typing import Any
 import pytest
 from _pytest.capture import MultiCapture
 
-from guardcheck import protocol, sandbox
-from guardcheck.activation import ActivationError, LiveFunctions, activate, install_marker
-from guardcheck.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
-from guardcheck.procs import describe_exit, kill_group, set_pdeathsig
+from guardcheck import messages
+from guardcheck.child import workdirs
+from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
+from guardcheck.child.procs import describe_exit, kill_group, set_pdeathsig
 
-ENV = "GUARDCHECK_HOST"
+ENV = messages.HOST_ENV
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
 _MAX_LOG = 64_000
 
@@ -63,7 +64,7 @@ def _on_sigterm(signum: int, frame: object) -> None:
     else:
         settings = _settings()
         if settings and os.getppid() != settings["parent"]:
-            sandbox.remove(Path(settings["scratch"]))
+            workdirs.remove(Path(settings["scratch"]))
     os._exit(128 + signum)
 
 
@@ -100,8 +101,8 @@ class Child:
     fd: int  # read end of the child's pipe
     deadline: float | None
     timeout: float | None
-    slot: sandbox.Slot  # its working directory and basetemp, pooled
-    buffer: protocol.LineBuffer = field(default_factory=protocol.LineBuffer)
+    slot: workdirs.Slot  # its working directory and basetemp, pooled
+    buffer: messages.LineBuffer = field(default_factory=messages.LineBuffer)
     current: str | None = None  # the test it said it started last
     result: dict[str, Any] | None = None
     eof: bool = False
@@ -121,13 +122,13 @@ class Host:
         self.source = settings["source"]
         self.baseline_runs: int = settings.get("baseline_runs", 1)
         self.baseline_due = 0  # the baseline run to fork next, once the previous one reported
-        self.sandbox = sandbox.Sandbox(
+        self.sandbox = workdirs.Sandbox(
             Path(settings["root"]), set(settings["skip"]), self.scratch / "slots"
         )
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}  # by pid; running, or dead but not yet reported
         self.exiting: list[Child] = []  # reported, killed, not yet reaped
-        self.inbox = protocol.LineBuffer()
+        self.inbox = messages.LineBuffer()
         self.live: LiveFunctions | None = None
         self.captures: dict[Path, MultiCapture[str] | None] = {}  # per sandbox slot
         self.recorder = Recorder()
@@ -139,7 +140,7 @@ class Host:
 
     def send(self, message: dict[str, Any]) -> None:
         try:
-            self.control.sendall(protocol.encode(message))
+            self.control.sendall(messages.encode(message))
         except OSError:
             self.stopping = True  # the lab is gone
 
@@ -206,7 +207,7 @@ class Host:
             except BaseException as exc:  # report, never unwind into the host's code
                 crash = f"{type(exc).__name__}: {exc}".strip()
                 with contextlib.suppress(OSError):
-                    protocol.send(write, {"t": "result", "crash": crash, "log": _trace()})
+                    messages.send(write, {"t": "result", "crash": crash, "log": _trace()})
             finally:
                 os._exit(0)
         os.close(write)
@@ -261,7 +262,7 @@ class Host:
                 line: [index[c] for c in contexts if c in index]
                 for line, contexts in by_line.items()
             }
-        protocol.send(
+        messages.send(
             out,
             {
                 "t": "result",
@@ -277,7 +278,7 @@ class Host:
         _stop_tracing()
         items = list(self.items.values())
         results = run_items(self.session, items, self.recorder, bail=False, before=_announcer(out))
-        protocol.send(
+        messages.send(
             out,
             {
                 "t": "result",
@@ -317,7 +318,7 @@ class Host:
             )
             timing["tested"] = time.perf_counter()
             log = [*notes, *self.recorder.log]
-            protocol.send(
+            messages.send(
                 out,
                 {
                     "t": "result",
@@ -457,11 +458,11 @@ class Host:
         when it means to, so a socket closing without it means the lab died.
         """
         if os.getppid() != self.parent_pid:
-            sandbox.remove(self.scratch)
+            workdirs.remove(self.scratch)
 
     def cleanup_unless_stopped(self) -> None:
         if not self.lab_said_stop:
-            sandbox.remove(self.scratch)
+            workdirs.remove(self.scratch)
         else:
             self.cleanup_if_orphaned()
 
@@ -488,7 +489,7 @@ def _announcer(out: int) -> Callable[[pytest.Item], None]:
     """A `before` callback telling the host which test a child starts (named on a crash)."""
 
     def before(item: pytest.Item) -> None:
-        protocol.send(out, {"t": "start", "nodeid": item.nodeid})
+        messages.send(out, {"t": "start", "nodeid": item.nodeid})
 
     return before
 

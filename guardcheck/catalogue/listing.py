@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from guardcheck.config import Settings
+from guardcheck.catalogue.validate import Assessment, Checked
 from guardcheck.errors import Problem
-from guardcheck.validate import Assessment, Checked
+from guardcheck.options import Settings
 
 LISTING_VERSION = 1
 

@@ -150,10 +150,7 @@ def plan_mutant(
     covering = {n: r for n, r in covering.items() if n in order}
     # Declared order first; a class or an unparametrized name expands to its collected ids.
     named = [
-        n
-        for named_id in dict.fromkeys(mutant.killed_by)
-        for n in order
-        if is_named_by(named_id, n)
+        n for named_id in dict.fromkeys(mutant.killed_by) for n in order if is_named_by(named_id, n)
     ]
     named = list(dict.fromkeys(named))
 

@@ -15,6 +15,10 @@ from typing import Any
 
 Message = dict[str, Any]
 
+# Environment variables through which the lab hands a child its settings.
+HOST_ENV = "GUARDCHECK_HOST"  # JSON settings for `-p guardcheck.child.host`
+FRESH_ENV = "GUARDCHECK_FRESH"  # path of the spec file for `-p guardcheck.child.freshrun`
+
 
 def encode(message: Message) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"

@@ -36,11 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from guardcheck import sandbox
-from guardcheck.activation import FORK, SUBPROCESS, Activation, Unviable, classify
-from guardcheck.config import Settings
+from guardcheck.child import workdirs
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.classify import FORK, SUBPROCESS, Activation, Unviable, classify
+from guardcheck.lab.plan import CoverageMap, MutantPlan, plan_mutant
+from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
+from guardcheck.lab.verdict import ChildOutcome, decide
 from guardcheck.model import (
     BaselineTest,
     Mutant,
@@ -50,9 +52,7 @@ from guardcheck.model import (
     TestOutcome,
     TestResult,
 )
-from guardcheck.plan import CoverageMap, MutantPlan, plan_mutant
-from guardcheck.verdict import ChildOutcome, decide
-from guardcheck.workers import FreshProcess, HostInfo, HostProcess, outcome_of
+from guardcheck.options import Settings
 
 KEEP_SCRATCH = "GUARDCHECK_KEEP_SCRATCH"  # debugging: keep host.log and fresh runs' logs
 TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
@@ -138,7 +138,7 @@ def run_lab(
         if os.environ.get(KEEP_SCRATCH):
             print(f"guardcheck: scratch folder kept: {scratch}", file=sys.stderr)
         else:
-            sandbox.remove(scratch)
+            workdirs.remove(scratch)
     report.results = [results[i] for i in sorted(results)]
     report.wall_seconds = time.perf_counter() - started
     return report
@@ -426,7 +426,7 @@ class _Lab:
         for job in list(self.running.values()):
             if job.fresh is not None and (done := job.fresh.poll()) is not None:
                 self._finish(job, *done)
-                sandbox.remove(job.fresh.folder)
+                workdirs.remove(job.fresh.folder)
 
     def _on_host(self, message: dict[str, Any]) -> None:
         if message["t"] != "done" or message["key"] not in self.running:

@@ -13,7 +13,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from guardcheck.pattern import structural_children
+from guardcheck.edit.pattern import structural_children
 
 Range = tuple[int, int]  # [start, end) indices into ParsedModule.nodes: one subtree
 

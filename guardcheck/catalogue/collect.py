@@ -6,8 +6,8 @@ import os
 import subprocess
 import sys
 
-from guardcheck.config import Settings
 from guardcheck.errors import GuardcheckError
+from guardcheck.options import Settings
 
 COLLECT_TIMEOUT_SECONDS = 300
 

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from guardcheck.catalogue import did_you_mean, is_valid_id
-from guardcheck.config import Settings
+from guardcheck.catalogue.load import did_you_mean, is_valid_id
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import FileChange, Mutant
+from guardcheck.options import Settings
 from guardcheck.reports.outdir import GITIGNORE
 
 STATE_VERSION = 1

@@ -1,0 +1,1 @@
+"""Catalogue TOML to entries: reading, positions, suggestions, validation, killed_by collection."""
