@@ -56,6 +56,7 @@ from guardcheck.options import Settings
 
 KEEP_SCRATCH = "GUARDCHECK_KEEP_SCRATCH"  # debugging: keep host.log and fresh runs' logs
 TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
+FRESH_STARTUP_FLOOR = 10.0  # seconds a fresh interpreter may take to start, at least
 _IDLE_POLL = 0.02  # seconds, only when a fresh process cannot be waited on by descriptor
 
 
@@ -392,8 +393,9 @@ class _Lab:
             files,
             plan.tests,
             matrix=self.options.matrix,
-            # A fresh interpreter starts pytest and collects again: allow for that too.
-            timeout=plan.timeout + self.options.timeout_factor * self.info.startup,
+            # A fresh interpreter starts pytest and collects again: allow for that too,
+            # generously, since start-up time swings with machine load far more than tests do.
+            timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),
         )
 
     def _wait(self) -> None:

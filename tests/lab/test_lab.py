@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lab_project import FILES, OPS, Events, T, by_id, git_status, make_project, mutant, run
+from support.lab import FILES, OPS, Events, T, by_id, git_status, make_project, mutant, run
 
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.run import BaselineFailed

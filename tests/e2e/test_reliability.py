@@ -15,23 +15,23 @@ import time
 from pathlib import Path
 
 import pytest
-from lab_project import T, git_status, make_project, mutant, run
-from processes import alive, descendants, parent_table, wait_until
+from support.lab import T, git_status, make_project, mutant, run
+from support.processes import alive, descendants, parent_table, wait_until
 
 from guardcheck.lab.run import BaselineFailed
 from guardcheck.model import Status
 
 pytestmark = pytest.mark.slow
 
-HERE = Path(__file__).parent
+SUPPORT = Path(__file__).parents[1]  # holds the `support` package
 
 DRIVER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, {here!r})
-    from lab_project import Events, mutant, run
+    sys.path.insert(0, {support!r})
+    from support.lab import Events, mutant, run
 
     from guardcheck.errors import GuardcheckError
 
@@ -70,7 +70,7 @@ def start_driver(tmp_path: Path, mutants: str, options: str) -> tuple[Path, Path
     scratch.mkdir()
     script = tmp_path / "driver.py"
     script.write_text(
-        DRIVER.format(here=str(HERE), mutants=mutants, options=options), encoding="utf-8"
+        DRIVER.format(support=str(SUPPORT), mutants=mutants, options=options), encoding="utf-8"
     )
     driver = subprocess.Popen(
         [sys.executable, str(script), str(root)],

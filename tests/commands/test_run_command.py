@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, make_project, run_cli, tree_state
+from support.catalogue import FLAT_COOLDOWN, make_project, run_cli, tree_state
 
 from guardcheck.commands.run import check_killers, exit_code_for, select_mutants
 from guardcheck.errors import CatalogueInvalid, GuardcheckError

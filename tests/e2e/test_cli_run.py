@@ -19,16 +19,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, LADDER_TESTS, PYPROJECT, make_project, write_tree
-from lab_project import git_status
-from processes import alive, descendants, wait_until
+from support.catalogue import FLAT_COOLDOWN, LADDER_TESTS, PYPROJECT, make_project, write_tree
+from support.lab import git_status
+from support.processes import alive, descendants, wait_until
 
 from guardcheck.model import is_named_by
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = Path(__file__).parent / "data" / "mutation-testing-report-schema-3.8.4.json"
+SCHEMA = REPO / "tests" / "fixtures" / "schema" / "mutation-testing-report-schema-3.8.4.json"
 
 TEST_FILE = "tests/test_ladder.py::"
 ESCALATES = TEST_FILE + "test_ladder_escalates"
@@ -120,7 +120,7 @@ def commit(root: Path) -> Path:
 def ladder_project(
     folder: Path, catalogue: str | dict[str, str] = CATALOGUE, files: dict[str, str] | None = None
 ) -> Path:
-    """The ladder project of catalogue_helpers, the witness conftest and `files`, committed."""
+    """The ladder project of support.catalogue, the witness conftest and `files`, committed."""
     root = make_project(folder / "project", catalogue)
     write_tree(root, {"conftest.py": WITNESS_CONFTEST, **(files or {})})
     return commit(root)

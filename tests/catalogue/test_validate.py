@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, LADDER, make_project, run_cli, write_tree
+from support.catalogue import FLAT_COOLDOWN, LADDER, make_project, run_cli, write_tree
 
 from guardcheck.catalogue.validate import validate
 from guardcheck.errors import CatalogueInvalid

@@ -8,13 +8,25 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from report_factory import CALC, T_ADD, T_CLAMP, T_EXTRA, T_IDLE, T_LIMIT, UTIL, change, rich_report
+from support.reports import (
+    CALC,
+    T_ADD,
+    T_CLAMP,
+    T_EXTRA,
+    T_IDLE,
+    T_LIMIT,
+    UTIL,
+    change,
+    rich_report,
+)
 
 from guardcheck.model import RunReport, Where
 from guardcheck.reports import Gate
 from guardcheck.reports.stryker import location_and_replacement, to_stryker, write_json
 
-SCHEMA_PATH = Path(__file__).parent / "data" / "mutation-testing-report-schema-3.8.4.json"
+SCHEMA_PATH = (
+    Path(__file__).parents[1] / "fixtures" / "schema" / "mutation-testing-report-schema-3.8.4.json"
+)
 
 
 @pytest.fixture(scope="module")

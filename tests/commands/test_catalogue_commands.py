@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from catalogue_helpers import FLAT_COOLDOWN, LADDER, make_project, run_cli, tree_state, write_tree
+from support.catalogue import FLAT_COOLDOWN, LADDER, make_project, run_cli, tree_state, write_tree
 
 UNGATED_RESET = '''
 [[mutation]]

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from catalogue_helpers import write_tree
+from support.catalogue import write_tree
 
 from guardcheck.catalogue.load import catalogue_files, load_catalogue, parse_catalogue_text
 from guardcheck.errors import GuardcheckError

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from report_factory import all_caught_report, rich_report
 from rich.console import Console
+from support.reports import all_caught_report, rich_report
 
 from guardcheck.model import RunReport, Status
 from guardcheck.reports import FanOut, Gate, counts_phrase, killer_or_reason

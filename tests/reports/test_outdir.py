@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from report_factory import T_ADD, rich_report
+from support.reports import T_ADD, rich_report
 
 from guardcheck.errors import GuardcheckError
 from guardcheck.reports.outdir import OutputFolder, safe_name

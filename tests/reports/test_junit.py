@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from report_factory import T_ADD, T_CLAMP, all_caught_report, rich_report
+from support.reports import T_ADD, T_CLAMP, all_caught_report, rich_report
 
 from guardcheck.model import RunReport
 from guardcheck.reports import Gate

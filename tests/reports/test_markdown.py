@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from report_factory import CALC, T_ADD, all_caught_report, change, result, rich_report
+from support.reports import CALC, T_ADD, all_caught_report, change, result, rich_report
 
 from guardcheck.model import RunReport, Status
 from guardcheck.reports import Gate

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from report_factory import T_ADD, T_CLAMP, T_EXTRA, T_IDLE, T_LIMIT, all_caught_report, rich_report
 from rich.console import Console
+from support.reports import T_ADD, T_CLAMP, T_EXTRA, T_IDLE, T_LIMIT, all_caught_report, rich_report
 
 from guardcheck.model import RunReport, Status
 from guardcheck.reports import Gate
