@@ -6,9 +6,21 @@ The parser (libcst) is used only by the engine; everything downstream of it
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
+
+from guardcheck.splices import (
+    LineIndex,
+    Location,
+    Splice,
+    changed_lines,
+    location,
+    unified_diff,
+    whole_text_splice,
+)
+
+_NOWHERE = Location((1, 1), (1, 1), "")
 
 
 @dataclass(frozen=True)
@@ -52,41 +64,41 @@ class Entry:
 
 @dataclass(frozen=True)
 class FileChange:
-    """The whole-module before/after text of one file a mutant touches."""
+    """One file a mutant touches: its original text and the splices the engine made.
+
+    `mutated` is the original with the splices applied. The diff, the changed
+    lines and the report location all come from the splices, never from
+    diffing the two texts. Built without splices (tests, old records), one
+    splice between the texts' common prefix and suffix stands in.
+    """
 
     path: str  # posix path relative to the project root
     original: str
     mutated: str
-    span: Where  # the first changed region, in the original file's coordinates
+    span: Where  # the first matched region, in the original file's coordinates
+    splices: tuple[Splice, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.splices and self.original != self.mutated:
+            object.__setattr__(self, "splices", (whole_text_splice(self.original, self.mutated),))
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.original)
 
     def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.original.splitlines(keepends=True),
-                self.mutated.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
-            )
-        )
+        return unified_diff(self.path, self.original, self.splices)
+
+    def location(self) -> Location:
+        """The first splice's place and replacement text (what Stryker's schema asks for)."""
+        return location(self.lines, self.splices[0]) if self.splices else _NOWHERE
 
     def changed_lines(self) -> frozenset[int]:
         """Lines of the original file that the mutation removes or rewrites.
 
-        A pure insertion has no removed line; it is attributed to the line it
-        lands before, so coverage of that line still selects tests.
+        A pure insertion changes no line of its own: both lines around it count.
         """
-        lines: set[int] = set()
-        matcher = difflib.SequenceMatcher(
-            a=self.original.splitlines(), b=self.mutated.splitlines(), autojunk=False
-        )
-        for tag, a_start, a_end, _b_start, _b_end in matcher.get_opcodes():
-            if tag == "equal":
-                continue
-            if a_end > a_start:
-                lines.update(range(a_start + 1, a_end + 1))
-            else:
-                lines.add(max(a_start, 1))
-        return frozenset(lines)
+        return changed_lines(self.lines, self.splices)
 
 
 def is_named_by(named: str, nodeid: str) -> bool:

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -40,6 +41,7 @@ from guardcheck.edit.pattern import (
     unit_count,
 )
 from guardcheck.model import Edit, Where
+from guardcheck.splices import LineIndex, Splice, apply_splices, whole_text_splice
 
 _SNIPPET_WIDTH = 80
 _NEAREST = 3
@@ -67,12 +69,18 @@ class EditFailure(Exception):
 # --- the public entry point -------------------------------------------------------------------
 
 
-def apply_edit(source: str, edit: Edit, *, root: Path | None = None) -> tuple[str, Where]:
+class EditResult(NamedTuple):
+    """One applied edit: the whole mutated module, where it matched, and the splice it made."""
+
+    mutated: str
+    region: Where  # the matched region, original coordinates (end_column one past the end)
+    splice: Splice  # the text replaced, in the original's character offsets
+
+
+def apply_edit(source: str, edit: Edit, *, root: Path | None = None) -> EditResult:
     """Apply one edit to a whole module's source.
 
-    Returns the mutated module source and the span of the matched region in the
-    original coordinates (1-based line and column; end_column is one past the
-    last character); Where.path = edit.file. `root` is put on sys.path while a
+    Where.path of the region is edit.file. `root` is put on sys.path while a
     `transform` is imported.
     """
     try:
@@ -94,8 +102,8 @@ def apply_edit(source: str, edit: Edit, *, root: Path | None = None) -> tuple[st
         return _apply_transform(context, edit.transform, root)
     find, replace = _parse_patterns(edit)
     chosen = _choose(context, _find_matches(context, find))
-    mutated, region = _rewrite(context, chosen, replace)
-    return mutated, _where(edit.file, region)
+    splice, region = _rewrite(context, chosen, replace)
+    return EditResult(apply_splices(source, [splice]), _where(edit.file, region), splice)
 
 
 @dataclass(frozen=True)
@@ -318,8 +326,8 @@ def _statement_type(node: cst.CSTNode) -> type:
 # --- rewriting ----------------------------------------------------------------------------
 
 
-def _rewrite(context: _Context, chosen: _Match, replace: Pattern) -> tuple[str, CodeRange]:
-    """The mutated source: the original text with only the matched region spliced."""
+def _rewrite(context: _Context, chosen: _Match, replace: Pattern) -> tuple[Splice, CodeRange]:
+    """The splice that rewrites only the matched region, and that region."""
     parsed = context.parsed
     if chosen.block is None:
         if replace.kind == "expression":
@@ -330,7 +338,7 @@ def _rewrite(context: _Context, chosen: _Match, replace: Pattern) -> tuple[str, 
 
 def _replace_expression(
     parsed: ParsedModule, chosen: _Match, replace: Pattern
-) -> tuple[str, CodeRange]:
+) -> tuple[Splice, CodeRange]:
     old = chosen.node
     assert isinstance(old, cst.BaseExpression)
     new = substitute(replace.expression, chosen.bindings)
@@ -342,14 +350,12 @@ def _replace_expression(
     region = parsed.positions[old]
     indent = parsed.indent_of(parsed.statement_of(old))
     text = _render(parsed.module, [new], indent)
-    source = parsed.source
-    mutated = source[: parsed.offset(region.start)] + text + source[parsed.offset(region.end) :]
-    return mutated, region
+    return Splice(parsed.offset(region.start), parsed.offset(region.end), text), region
 
 
 def _replace_statements(
     parsed: ParsedModule, chosen: _Match, replace: Pattern
-) -> tuple[str, CodeRange]:
+) -> tuple[Splice, CodeRange]:
     """Splice whole lines: from the first statement's indentation to the last one's newline.
 
     The comments and blank lines above the first statement are outside the splice, so
@@ -375,7 +381,7 @@ def _replace_statements(
     text = _render(parsed.module, new, indent)
     if newline < 0:  # the file has no final newline: keep it that way
         text = text.rstrip("\r\n")
-    return source[:begin] + text + source[stop:], region
+    return Splice(begin, stop, text), region
 
 
 def _render(module: cst.Module, nodes: Sequence[cst.CSTNode], indent: str) -> str:
@@ -430,7 +436,7 @@ def _as_statement(context: _Context, chosen: _Match, replace: Pattern) -> _Match
 # --- the transform escape hatch ---------------------------------------------------------
 
 
-def _apply_transform(context: _Context, spec: str, root: Path | None) -> tuple[str, Where]:
+def _apply_transform(context: _Context, spec: str, root: Path | None) -> EditResult:
     transformer = _load_transformer(spec, context.edit.file, root)
     module = context.parsed.module
     try:
@@ -458,7 +464,9 @@ def _apply_transform(context: _Context, spec: str, root: Path | None) -> tuple[s
             f"transform {spec} failed on {context.searched}: {type(exc).__name__}: {exc}",
             "fix the transformer (it is run on the whole module, or on each scope node)",
         ) from exc
-    return mutated, _changed_region(context.edit.file, context.parsed.source, mutated)
+    # A transformer rewrites the tree, not a span: the splice is what its output changed.
+    splice = whole_text_splice(context.parsed.source, mutated)
+    return EditResult(mutated, _region_of(context.edit.file, context.parsed, splice), splice)
 
 
 def _load_transformer(spec: str, file: str, root: Path | None) -> cst.CSTTransformer:
@@ -499,13 +507,10 @@ def _on_sys_path(root: Path | None) -> Iterator[None]:
         sys.path.remove(entry)
 
 
-def _changed_region(path: str, original: str, mutated: str) -> Where:
-    """The first run of original lines a transform changed (line 1 if none)."""
-    a, b = original.splitlines(), mutated.splitlines()
-    for tag, a_start, a_end, _b_start, _b_end in difflib.SequenceMatcher(
-        None, a, b, autojunk=False
-    ).get_opcodes():
-        if tag != "equal":
-            line = min(a_start + 1, max(len(a), 1))
-            return Where(path=path, line=line, end_line=max(a_end, line))
-    return Where(path=path, line=1)
+def _region_of(path: str, parsed: ParsedModule, splice: Splice) -> Where:
+    """The original lines a splice covers (line 1 when it changes nothing)."""
+    if splice.start == splice.end and not splice.replacement:
+        return Where(path=path, line=1)
+    lines = LineIndex(parsed.source)
+    line = lines.line_of(splice.start)
+    return Where(path=path, line=line, end_line=max(lines.line_of(max(splice.end - 1, 0)), line))

@@ -13,6 +13,7 @@ from pathlib import Path
 from guardcheck.edit.engine import EditFailure, apply_edit
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
+from guardcheck.splices import Splice, compose
 
 
 def build_mutant(entry: Entry, root: Path) -> Mutant:
@@ -26,6 +27,7 @@ def build_mutant(entry: Entry, root: Path) -> Mutant:
     originals: dict[str, str] = {}  # insertion order is the order files are first edited
     mutated: dict[str, str] = {}
     spans: dict[str, Where] = {}
+    splices: dict[str, tuple[Splice, ...]] = {}
     unreadable: set[str] = set()
     for edit in entry.edits:
         if edit.file in unreadable:
@@ -38,13 +40,15 @@ def build_mutant(entry: Entry, root: Path) -> Mutant:
                 problems.append(_problem(entry, edit, "file", str(exc), exc.fix))
                 continue
         try:
-            mutated[edit.file], span = apply_edit(mutated[edit.file], edit, root=root)
+            mutated[edit.file], span, splice = apply_edit(mutated[edit.file], edit, root=root)
         except EditFailure as failure:
             problems.append(
                 _problem(entry, edit, failure.kind, failure.message, failure.fix, failure.details)
             )
             continue
         spans[edit.file] = _earlier(spans.get(edit.file), span)
+        # Later edits of a file see earlier ones' output: keep one record against the original.
+        splices[edit.file] = compose(originals[edit.file], splices.get(edit.file, ()), splice)
     if not entry.edits:
         problems.append(
             Problem(
@@ -63,7 +67,8 @@ def build_mutant(entry: Entry, root: Path) -> Mutant:
         id=entry.id,
         summary=entry.summary,
         changes=tuple(
-            FileChange(path, originals[path], mutated[path], spans[path]) for path in originals
+            FileChange(path, originals[path], mutated[path], spans[path], splices[path])
+            for path in originals
         ),
         mutator="catalogue",
         killed_by=entry.killed_by,

@@ -17,8 +17,6 @@ own data rides along under a `guardcheck` key instead of being lost):
 
 from __future__ import annotations
 
-import bisect
-import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -45,73 +43,14 @@ def _ms(seconds: float) -> int:
     return max(0, round(seconds * 1000))
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    return starts
-
-
-def _offset(starts: list[int], text: str, line: int, column: int) -> int:
-    """Character offset of a 1-based (line, column), clamped into the text."""
-    line = min(max(line, 1), len(starts))
-    return min(starts[line - 1] + max(column, 1) - 1, len(text))
-
-
-def _position(starts: list[int], offset: int) -> dict[str, int]:
-    line = bisect.bisect_right(starts, offset) - 1
-    return {"line": line + 1, "column": offset - starts[line] + 1}
-
-
-def _first_region(original: str, mutated: str) -> tuple[int, int, int] | None:
-    """(start, original end, mutated end) of the first changed region, by characters.
-
-    Lines locate the region cheaply, characters trim it, so a file with several changed
-    regions still yields only the first.
-    """
-    a_lines = original.splitlines(keepends=True)
-    b_lines = mutated.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(a=a_lines, b=b_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        base = sum(len(line) for line in a_lines[:i1])
-        old, new = "".join(a_lines[i1:i2]), "".join(b_lines[j1:j2])
-        prefix = 0
-        while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-            prefix += 1
-        suffix = 0
-        while (
-            suffix < min(len(old), len(new)) - prefix
-            and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
-        ):
-            suffix += 1
-        return base + prefix, base + len(old) - suffix, base + len(new) - suffix
-    return None
-
-
-def location_and_replacement(change: FileChange) -> tuple[dict[str, Any], str | None]:
-    """The schema location of a change's span, and the span's mutated text when computable."""
-    original, span = change.original, change.span
-    starts = _line_starts(original)
-    start = _offset(starts, original, span.line, span.column)
-    region = _first_region(original, change.mutated)
-    if span.end_line is not None:
-        end = _offset(starts, original, span.end_line, span.end_column or 1)
-    elif region is not None and region[0] >= start:
-        end = region[1]
-    else:
-        line_end = starts[span.line] - 1 if span.line < len(starts) else len(original)
-        end = max(start, line_end)
-    end = max(end, start)
-    replacement: str | None = None
-    # The span is the first changed region, so nothing before it moved: the mutated text of
-    # [start, end) is known exactly when the span encloses the whole first region.
-    if region is not None and start <= region[0] and region[1] <= end:
-        replacement = change.mutated[start : end + region[2] - region[1]]
-    loc = {"start": _position(starts, start), "end": _position(starts, end)}
-    return loc, replacement
+def location_and_replacement(change: FileChange) -> tuple[dict[str, Any], str]:
+    """The schema location of a change's first splice, and the text that replaces it."""
+    found = change.location()
+    loc = {
+        "start": {"line": found.start[0], "column": found.start[1]},
+        "end": {"line": found.end[0], "column": found.end[1]},
+    }
+    return loc, found.replacement
 
 
 def _test_file(nodeid: str) -> str:
@@ -185,9 +124,8 @@ def _mutant_entry(
         "killedBy": list(result.killers),
         "duration": _ms(result.duration),
         "testsCompleted": len(result.tests),
+        "replacement": replacement,
     }
-    if replacement is not None:
-        entry["replacement"] = replacement
     entry["guardcheck"] = _guardcheck_fields(result, change, part, gate)
     return entry
 

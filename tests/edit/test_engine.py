@@ -83,7 +83,7 @@ def assert_spliced(source: str, mutated: str, where: Where, new_text: str) -> No
 
 
 def test_an_expression_is_replaced_in_place_and_nothing_else_changes():
-    mutated, where = apply_edit(RUN, edit("min($B * $M, _CAP)", "min($B, _CAP)"))
+    mutated, where, _ = apply_edit(RUN, edit("min($B * $M, _CAP)", "min($B, _CAP)"))
     assert where == Where("pkg/run.py", 9, 12, 9, 43)
     assert_spliced(RUN, mutated, where, "min(base, _CAP)")
 
@@ -135,14 +135,14 @@ def test_a_statement_is_replaced_at_the_blocks_indentation():
 
 def test_several_statements_match_consecutively():
     find = "streak = self.streak.get(...) + 1\nself.streak[key] = streak"
-    mutated, where = apply_edit(RUN, edit(find, "streak = 1"))
+    mutated, where, _ = apply_edit(RUN, edit(find, "streak = 1"))
     assert (where.line, where.end_line) == (23, 24)
     assert "        streak = 1\n        await self.sleep" in mutated
 
 
 def test_a_block_pattern_matches_the_whole_block():
     find = "if compaction_recovered(...):\n    ..."
-    mutated, where = apply_edit(RUN, edit(find, "self.streak.pop(key, None)"))
+    mutated, where, _ = apply_edit(RUN, edit(find, "self.streak.pop(key, None)"))
     assert (where.line, where.end_line) == (17, 19)
     assert "    def on_success(self, key, before, after):\n" in mutated
     assert "        self.streak.pop(key, None)\n        return None\n" in mutated
@@ -298,12 +298,12 @@ def test_odd_formatting_and_crlf_line_endings_survive_untouched():
         "\treturn a+b  ;  # tabs\r\n"
         "\r\n\r\n"
     )
-    mutated, where = apply_edit(source, edit("$A + $B", "$A - $B"))
+    mutated, where, _ = apply_edit(source, edit("$A + $B", "$A - $B"))
     assert_spliced(source, mutated, where, "a - b")
 
 
 def test_a_statement_replacement_is_a_splice_of_the_statement():
-    mutated, where = apply_edit(RUN, edit("self.streak[$K] = $V", "self.streak[$K] = 0"))
+    mutated, where, _ = apply_edit(RUN, edit("self.streak[$K] = $V", "self.streak[$K] = 0"))
     assert_spliced(RUN, mutated, where, "self.streak[key] = 0")
 
 
@@ -347,7 +347,7 @@ def _reformat(text: str, gaps: list[str]) -> str:
 @given(EXPRESSIONS, st.lists(GAPS, min_size=1, max_size=5))
 def test_the_text_of_an_expression_matches_it_however_it_is_formatted(text, gaps):
     source = f"result = (\n    {_reformat(text, gaps)}\n)\n"
-    mutated, where = apply_edit(source, edit(text, "REPLACED", occurrence=1))
+    mutated, where, _ = apply_edit(source, edit(text, "REPLACED", occurrence=1))
     assert_spliced(source, mutated, where, "REPLACED")
     assert ast.dump(ast.parse(mutated)) == ast.dump(ast.parse("result = REPLACED"))
 

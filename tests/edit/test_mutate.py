@@ -10,6 +10,7 @@ import pytest
 from guardcheck.edit.mutate import build_mutant
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
+from guardcheck.splices import Splice
 
 CATALOGUE = Where("mutations/ladder.toml", 3)
 
@@ -67,6 +68,10 @@ def problems_of(an_entry: Entry, root: Path) -> list[Problem]:
     return caught.value.problems
 
 
+OLD_CALL = "min(base * 2 ** (streak - 1), CAP)"
+OLD_CALL_AT = LADDER.index(OLD_CALL)
+
+
 def test_a_single_edit_becomes_a_mutant(root):
     mutant = build_mutant(entry(ladder("min($B * $M, CAP)", "min($B, CAP)")), root)
     assert mutant == Mutant(
@@ -78,6 +83,8 @@ def test_a_single_edit_becomes_a_mutant(root):
                 original=LADDER,
                 mutated=LADDER.replace("min(base * 2 ** (streak - 1), CAP)", "min(base, CAP)"),
                 span=Where("app/ladder.py", 7, 12, 7, 46),
+                # Exactly the matched expression: the splice is what the engine replaced.
+                splices=(Splice(OLD_CALL_AT, OLD_CALL_AT + len(OLD_CALL), "min(base, CAP)"),),
             ),
         ),
         mutator="catalogue",

@@ -180,11 +180,11 @@ def test_test_files_are_keyed_by_path_with_names():
     assert {"id": T_CLAMP, "name": "test_clamp[low]"} in files["tests/test_calc.py"]["tests"]
 
 
-def test_location_without_span_end_covers_the_changed_region():
+def test_location_without_span_end_covers_the_spliced_region():
     loc, replacement = location_and_replacement(
         change("pkg/calc.py", CALC, "min(value, high)", "value", with_end=False)
     )
-    # "    return min(value, high)" -> "    return value": the end comes from the diff.
+    # "    return min(value, high)" -> "    return value": the end comes from the splice.
     assert loc == {"start": {"line": 8, "column": 12}, "end": {"line": 8, "column": 28}}
     assert replacement == "value"
 
@@ -195,10 +195,11 @@ def test_replacement_is_the_mutated_text_of_the_span():
     assert replacement == "True"
 
 
-def test_replacement_is_omitted_when_the_span_does_not_hold_the_change():
+def test_the_location_comes_from_the_splice_not_the_matched_span():
+    """Regression: the location was computed from the entry's span and a whole-file diff,
+    so a span pointing at unchanged text gave a location where nothing changed."""
     good = change("pkg/calc.py", CALC, "a + b", "a - b")
-    # A span that points somewhere the text did not change: location kept, no guessed text.
     wrong = dc_replace(good, span=Where("pkg/calc.py", 6, 8, 6, 19))
     loc, replacement = location_and_replacement(wrong)
-    assert loc["start"] == {"line": 6, "column": 8}
-    assert replacement is None
+    assert loc == {"start": {"line": 2, "column": 12}, "end": {"line": 2, "column": 17}}
+    assert replacement == "a - b"

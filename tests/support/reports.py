@@ -14,6 +14,7 @@ from guardcheck.model import (
     TestResult,
     Where,
 )
+from guardcheck.splices import Splice
 
 CALC = """\
 def add(a, b):
@@ -60,7 +61,8 @@ def change(
         end_column if with_end else None,
     )
     mutated = original[:offset] + replace + original[offset + len(find) :]
-    return FileChange(path=path, original=original, mutated=mutated, span=span)
+    splice = Splice(offset, offset + len(find), replace)  # what the engine would record
+    return FileChange(path=path, original=original, mutated=mutated, span=span, splices=(splice,))
 
 
 def passed(nodeid: str, duration: float = 0.01) -> TestResult:

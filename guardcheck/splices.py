@@ -1,0 +1,261 @@
+"""Text splices: the one record of what a mutation changed in a file.
+
+The engine returns the splices it made; the unified diff, the changed lines
+(for test selection), the report's location and replacement are all derived
+from them here, in time linear in the size of what changed plus a binary
+search for line numbers, never by diffing whole files.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CONTEXT = 3  # lines of context around each hunk, as `diff -u`
+
+
+@dataclass(frozen=True)
+class Splice:
+    """`original[start:end]` becomes `replacement` (character offsets into the original)."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+def apply_splices(original: str, splices: Sequence[Splice]) -> str:
+    """The text after every splice (sorted, non-overlapping, in original coordinates)."""
+    parts: list[str] = []
+    at = 0
+    for splice in splices:
+        parts += [original[at : splice.start], splice.replacement]
+        at = splice.end
+    parts.append(original[at:])
+    return "".join(parts)
+
+
+def whole_text_splice(original: str, mutated: str) -> Splice:
+    """One splice covering everything between the common prefix and suffix (linear time).
+
+    For changes whose exact splices are unknown (a transform rewrote the module).
+    """
+    limit = min(len(original), len(mutated))
+    prefix = 0
+    while prefix < limit and original[prefix] == mutated[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and original[-1 - suffix] == mutated[-1 - suffix]:
+        suffix += 1
+    return Splice(prefix, len(original) - suffix, mutated[prefix : len(mutated) - suffix])
+
+
+def compose(original: str, earlier: Sequence[Splice], later: Splice) -> tuple[Splice, ...]:
+    """Splices against `original` once `later`, given against the spliced text, is applied too.
+
+    Chained edits to one file each splice the previous edit's output; composing
+    keeps one record against the original file. Where `later` touches earlier
+    replacements, they merge into one splice.
+    """
+    placed: list[tuple[int, int]] = []  # each earlier splice's span in the spliced text
+    shift = 0
+    for splice in earlier:
+        begin = splice.start + shift
+        placed.append((begin, begin + len(splice.replacement)))
+        shift += len(splice.replacement) - (splice.end - splice.start)
+    touching = [
+        i for i, (begin, stop) in enumerate(placed) if begin <= later.end and stop >= later.start
+    ]
+    if not touching:
+        moved = sum(
+            len(s.replacement) - (s.end - s.start)
+            for s, (_, stop) in zip(earlier, placed, strict=True)
+            if stop <= later.start
+        )
+        mapped = Splice(later.start - moved, later.end - moved, later.replacement)
+        return tuple(sorted([*earlier, mapped], key=lambda s: (s.start, s.end)))
+    first, last = touching[0], touching[-1]
+    low = min(later.start, placed[first][0])
+    high = max(later.end, placed[last][1])
+    # Between `low` and the first touched splice nothing else was spliced, so one shift maps it.
+    original_low = low - (placed[first][0] - earlier[first].start)
+    original_high = high - (placed[last][1] - earlier[last].end)
+    spliced = apply_splices(original, earlier)[low:high]
+    replacement = spliced[: later.start - low] + later.replacement + spliced[later.end - low :]
+    merged = Splice(original_low, original_high, replacement)
+    return (*earlier[:first], merged, *earlier[last + 1 :])
+
+
+class LineIndex:
+    """Line numbers of character offsets in one text (1-based), by binary search."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        position = text.find("\n")
+        while position >= 0:
+            self.starts.append(position + 1)
+            position = text.find("\n", position + 1)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+    def column_of(self, offset: int) -> int:
+        """1-based column of `offset`."""
+        return offset - self.starts[self.line_of(offset) - 1] + 1
+
+    def line_start(self, line: int) -> int:
+        return self.starts[line - 1]
+
+    def line_end(self, line: int) -> int:
+        """Offset just past line `line`'s newline (or the end of the text)."""
+        return self.starts[line] if line < len(self.starts) else len(self.text)
+
+    @property
+    def lines(self) -> int:
+        """How many lines `splitlines` would give."""
+        count = len(self.starts)
+        return count - 1 if self.text.endswith("\n") or not self.text else count
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a splice sits in the original, 1-based and end-exclusive, and its new text."""
+
+    start: tuple[int, int]  # (line, column)
+    end: tuple[int, int]
+    replacement: str
+
+
+def location(index: LineIndex, splice: Splice) -> Location:
+    """The splice with the indentation and newline it shares with its replacement trimmed.
+
+    Statement splices run from a line's indentation to its newline; a report
+    should point at the code, not at the white space around it.
+    """
+    start, end, text = splice.start, splice.end, splice.replacement
+    old = index.text
+    while start < end and text and old[start] == text[0] and old[start].isspace():
+        start, text = start + 1, text[1:]
+    while start < end and text and old[end - 1] == text[-1] and old[end - 1].isspace():
+        end, text = end - 1, text[:-1]
+    return Location(
+        (index.line_of(start), index.column_of(start)),
+        (index.line_of(end), index.column_of(end)),
+        text,
+    )
+
+
+def changed_lines(index: LineIndex, splices: Sequence[Splice]) -> frozenset[int]:
+    """Original lines a splice removes or rewrites, and both lines around a pure insertion.
+
+    An insertion between two statements changes what runs after the line
+    before it and before the line after it; tests executing either may notice.
+    """
+    lines: set[int] = set()
+    for splice in splices:
+        first = index.line_of(splice.start)
+        if splice.end > splice.start:
+            lines.update(range(first, index.line_of(splice.end - 1) + 1))
+            continue
+        lines.add(first)
+        if splice.start == index.line_start(first) and first > 1:
+            lines.add(first - 1)
+    last = max(index.lines, 1)
+    return frozenset(min(line, last) for line in lines)
+
+
+def _hunk_range(start: int, length: int) -> str:
+    """`diff -u`'s range: 1-based start, omitted length when 1, start-1 when empty."""
+    if length == 1:
+        return str(start)
+    return f"{start - 1 if length == 0 else start},{length}"
+
+
+def _stop_line(index: LineIndex, splice: Splice, first: int) -> int:
+    """One past the last original line a splice rewrites.
+
+    A splice ending at a line start leaves that line alone, unless what comes
+    before it on the rewritten line does not end with a newline: then the two
+    join, and the next line is rewritten too.
+    """
+    text = index.text
+    end = splice.end
+    if end > 0 and text[end - 1] != "\n":
+        return index.line_of(end) + 1
+    head = text[index.line_start(first) : splice.start] + splice.replacement
+    joins = head != "" and not head.endswith("\n") and end < len(text)
+    return index.line_of(end) + (1 if joins else 0)
+
+
+def _line_changes(index: LineIndex, splices: Sequence[Splice]) -> list[tuple[int, int, str]]:
+    """The splices as whole lines: original lines [first, stop) become `text`.
+
+    Splices that share a line merge into one change; a pure insertion at the
+    start of a line replaces no line (first == stop).
+    """
+    changes: list[tuple[int, int, list[Splice]]] = []
+    for splice in splices:
+        if splice.start == splice.end and not splice.replacement:
+            continue  # changes nothing
+        first = index.line_of(splice.start)
+        stop = _stop_line(index, splice, first)
+        if changes and first < changes[-1][1]:
+            previous_first, previous_stop, group = changes.pop()
+            changes.append((previous_first, max(stop, previous_stop), [*group, splice]))
+        else:
+            changes.append((first, stop, [splice]))
+    lines: list[tuple[int, int, str]] = []
+    for first, stop, group in changes:
+        begin = index.line_start(first)
+        finish = index.line_end(stop - 1) if stop > first else begin
+        local = [Splice(s.start - begin, s.end - begin, s.replacement) for s in group]
+        lines.append((first, stop, apply_splices(index.text[begin:finish], local)))
+    return lines
+
+
+def _diff_lines(prefix: str, lines: Sequence[str]) -> list[str]:
+    out = []
+    for line in lines:
+        out.append(prefix + line)
+        if not line.endswith("\n"):
+            out[-1] += "\n\\ No newline at end of file\n"
+    return out
+
+
+def unified_diff(path: str, original: str, splices: Sequence[Splice]) -> str:
+    """`diff -u a/path b/path` of the splices (three lines of context), from the splices alone."""
+    if not splices:
+        return ""
+    index = LineIndex(original)
+    old = original.splitlines(keepends=True)
+    changes = _line_changes(index, splices)
+    # Changes whose context would touch share one hunk.
+    hunks: list[list[tuple[int, int, str]]] = []
+    for change in changes:
+        if hunks and change[0] - hunks[-1][-1][1] <= 2 * CONTEXT:
+            hunks[-1].append(change)
+        else:
+            hunks.append([change])
+    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    delta = 0  # mutated line number minus original line number, before the current hunk
+    for hunk in hunks:
+        low = max(1, hunk[0][0] - CONTEXT)
+        high = min(len(old) + 1, hunk[-1][1] + CONTEXT)
+        body: list[str] = []
+        at, added = low, 0
+        for first, stop, text in hunk:
+            new = text.splitlines(keepends=True)
+            body += _diff_lines(" ", old[at - 1 : first - 1])
+            body += _diff_lines("-", old[first - 1 : stop - 1])
+            body += _diff_lines("+", new)
+            added += len(new) - (stop - first)
+            at = stop
+        body += _diff_lines(" ", old[at - 1 : high - 1])
+        old_count = high - low
+        new_count = old_count + added
+        new_start = low + delta
+        out.append(f"@@ -{_hunk_range(low, old_count)} +{_hunk_range(new_start, new_count)} @@\n")
+        out += body
+        delta += added
+    return "".join(out)
