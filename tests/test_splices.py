@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import subprocess
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
