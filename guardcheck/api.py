@@ -1,9 +1,181 @@
 """guardcheck's library API: every command calls only this module.
 
-Each capability (run, check, list, show, apply, lint-tests, equiv, ...) is one
-function here that takes plain values and returns plain values; the click
-commands parse flags, call one of these, render the result and map it to an
-exit code.
+Each capability is one function that takes a `RunOptions` (or plain values)
+and returns plain values; the click commands parse flags, call one of these,
+render the result and map it to an exit code (`exit_code`). Errors a user can
+act on are `GuardcheckError` (with its exit code) or `CatalogueInvalid`
+(every problem of a catalogue at once).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from guardcheck.catalogue.listing import Row, listing_json, rows
+from guardcheck.catalogue.load import did_you_mean
+from guardcheck.catalogue.select import select_mutants
+from guardcheck.catalogue.validate import Assessment, assess, check_killers_collected, validate
+from guardcheck.errors import CatalogueInvalid, GuardcheckError
+from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.session import LabSession, sigterm_as_interrupt
+from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport
+from guardcheck.options import RunOptions, load_options
+from guardcheck.reports import FanOut, RunEvents
+from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
+from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
+from guardcheck.worktree import revert as revert_mutant
+
+__all__ = [
+    "CatalogueInvalid",
+    "ExitCode",
+    "Gate",
+    "GuardcheckError",
+    "Listing",
+    "RunOptions",
+    "RunReport",
+    "applied",
+    "apply",
+    "check",
+    "exit_code",
+    "list_entries",
+    "load_options",
+    "revert",
+    "run",
+    "show",
+]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """`guardcheck list`: a row per declared entry, its stable JSON, and how many problems."""
+
+    rows: list[Row]
+    json: dict[str, Any]
+    problems: int
+
+
+def applied(options: RunOptions) -> list[str]:
+    """Ids of mutants `guardcheck apply` wrote into the working tree and not yet reverted."""
+    return applied_ids(options)
+
+
+def check(options: RunOptions, *, collect: bool = False) -> list[Mutant]:
+    """Every entry built and vetted in memory; raises CatalogueInvalid with every problem.
+
+    With `collect`, each `killed_by` is checked against a `pytest --collect-only`.
+    """
+    return validate(options, collect=collect)
+
+
+def list_entries(options: RunOptions) -> Listing:
+    """Every declared entry, buildable or not (a broken catalogue still lists)."""
+    assessment = assess(options)
+    return Listing(rows(assessment), listing_json(options, assessment), len(assessment.problems))
+
+
+def show(options: RunOptions, ids: Iterable[str]) -> list[Mutant]:
+    """The requested entries' mutants, in the order asked; unknown or invalid ids raise."""
+    ids = list(dict.fromkeys(ids))
+    return _build(assess(options, only=set(ids)), ids)
+
+
+def apply(options: RunOptions, mutant_id: str) -> tuple[Mutant, Path]:
+    """Write one mutant into the working tree; returns it and the saved-state file."""
+    # Before building: an applied mutant no longer matches its own `find`.
+    refuse_if_applied(options, mutant_id)
+    (mutant,) = _build(assess(options, only={mutant_id}), [mutant_id])
+    return mutant, apply_mutant(options, mutant)
+
+
+def revert(options: RunOptions, mutant_id: str) -> list[str]:
+    """Restore the files `apply` changed, exactly; returns their paths."""
+    return revert_mutant(options, mutant_id)
+
+
+def run(
+    options: RunOptions,
+    events: RunEvents | None = None,
+    *,
+    mutants: Sequence[Mutant] | None = None,
+) -> RunReport:
+    """What `guardcheck run` does, start to finish, short of rendering.
+
+    Refuses while a mutant is applied; validates the catalogue (unless
+    `mutants` are given, e.g. by a sweep) and checks every `killed_by`
+    against the run's own collection before any test runs; then the
+    baseline, the plan and every selected mutant in isolation. Results are
+    written to the output folder as they come and passed on to `events`.
+
+    Raises CatalogueInvalid / GuardcheckError (exit 2) before anything runs,
+    BaselineFailed (exit 3) for a red or flaky baseline. An interrupt
+    (Ctrl-C, SIGTERM) returns the report so far with `interrupted`; the host
+    dying or an internal error mid-run returns it with `incomplete`.
+    """
+    try:
+        with sigterm_as_interrupt():
+            return _run(options, events, mutants)
+    except KeyboardInterrupt:
+        return RunReport(root=str(options.root), matrix=options.matrix, interrupted=True)
+
+
+def _run(
+    options: RunOptions, events: RunEvents | None, given: Sequence[Mutant] | None
+) -> RunReport:
+    refuse_while_applied(options)
+    catalogue = list(given) if given is not None else validate(options, collect=False)
+    chosen = select_mutants(catalogue, options.only)
+    try:
+        outdir = OutputFolder(options.output_dir)
+    except (OutputFolderUnusable, OSError) as exc:
+        raise GuardcheckError(str(exc)) from None
+    listeners = FanOut.of([events, outdir])
+    listeners.run_started(chosen)
+    with LabSession(options, chosen) as lab:
+        collected = lab.collect()
+        check_killers_collected(catalogue, collected)
+        report = lab.run(listeners)
+    outdir.finish(report)
+    return report
+
+
+def exit_code(report: RunReport, gate: Gate) -> ExitCode:
+    """The documented exit code of a finished run under `gate`."""
+    if report.interrupted:
+        return ExitCode.INTERRUPTED
+    if report.incomplete:
+        return ExitCode.INCOMPLETE
+    return ExitCode.OK if gate.passed(report) else ExitCode.GATE_FAILED
+
+
+def _build(assessment: Assessment, ids: list[str]) -> list[Mutant]:
+    declared = [entry_id for entry_id, _ in assessment.catalogue.declared]
+    unknown = [i for i in ids if i not in declared]
+    if unknown:
+        raise GuardcheckError(_unknown_message(unknown, declared, assessment))
+    problems = [p for p in assessment.problems if p.entry_id in ids]
+    if problems:
+        raise CatalogueInvalid(problems)
+    by_id = {c.entry.id: c.mutant for c in assessment.checked if c.mutant is not None}
+    return [by_id[i] for i in ids]
+
+
+def _unknown_message(unknown: list[str], declared: list[str], assessment: Assessment) -> str:
+    lines = []
+    for entry_id in unknown:
+        suggestion = did_you_mean(entry_id, declared)
+        hint = f" (did you mean `{suggestion}`?)" if suggestion else ""
+        lines.append(f"no mutation with id `{entry_id}`{hint}")
+    unreadable = sum(1 for p in assessment.problems if p.entry_id is None)
+    if unreadable:
+        lines.append(
+            f"  note: {unreadable} catalogue problem(s) hide entries: run `guardcheck check`"
+        )
+    lines.append("  fix: use an id from `guardcheck list`")
+    return "\n".join(lines)
+
+
+# Types the commands render; re-exported so commands import nothing but this module.
+__all__ += ["BaselineTest", "MutantResult", "Row"]

@@ -1,27 +1,226 @@
-"""JSON-lines framing between guardcheck, its pytest host and the host's children.
+"""Every message between guardcheck, its pytest host, the host's children and fresh runs.
 
-Every message is one JSON object with a "t" (type) key, terminated by a newline.
-Parent -> host: "mutant", "stop" (on purpose; see workers.HostProcess.stop).
-Host -> parent: "collected", "collect_failed",
-"baseline" (one per baseline run, in order; the first carries coverage),
-"done". Child -> host: "start" (a test began), "result".
+One frozen dataclass per message; `encode` frames it as one JSON line with a
+"t" (type) key and `decode` turns a line back into the dataclass. No other
+module spells a "t" value or builds a message dict.
+
+  lab -> host:    RunMutant, Stop (on purpose; see lab.processes.HostProcess.stop)
+  host -> lab:    Collected, CollectFailed, ChildEnded (one per baseline run, in
+                  order, then one per mutant), ActivationFailed
+  child -> host:  TestStarted, ChildReport (a fresh run appends the same two to a file)
+
+Environment variables through which the lab hands a child its settings live
+here too, so the parent never imports a pytest plugin module to read one.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
 
-Message = dict[str, Any]
+from guardcheck.model import TestOutcome, TestResult
 
-# Environment variables through which the lab hands a child its settings.
-HOST_ENV = "GUARDCHECK_HOST"  # JSON settings for `-p guardcheck.child.host`
-FRESH_ENV = "GUARDCHECK_FRESH"  # path of the spec file for `-p guardcheck.child.freshrun`
+HOST_ENV = "GUARDCHECK_HOST"  # JSON HostConfig for `-p guardcheck.child.host`
+FRESH_ENV = "GUARDCHECK_FRESH"  # path of a FreshSpec file for `-p guardcheck.child.freshrun`
+MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled in by the lab
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    fd: int  # the host's end of the control socket
+    parent: int  # the lab's pid: a host whose parent changed was orphaned
+    scratch: str
+    root: str
+    source: list[str]  # folders coverage measures
+    skip: list[str]  # top-level names a scratch working directory does not mirror
+    baseline_runs: int = 1
+
+
+@dataclass(frozen=True)
+class Swap:
+    """One live function to patch: found by its original code, replaced from the tree."""
+
+    qualname: str
+    at: list[int]  # ordinal path of the replacement in the mutated tree's code objects
+    original: str  # base64 of the marshalled original code object
+
+
+@dataclass(frozen=True)
+class SwapFile:
+    path: str  # root-relative, for messages
+    filename: str  # absolute path the trees were compiled with
+    mutated: str  # the mutated source text (for linecache and tracebacks)
+    tree: str  # base64 of the marshalled, instrumented mutated module code
+    swaps: list[Swap]
+
+
+@dataclass(frozen=True)
+class ServedFile:
+    filename: str
+    mutated: str
+
+
+@dataclass(frozen=True)
+class FreshSpec:
+    """What a fresh-interpreter run serves, runs and where it writes its messages."""
+
+    files: list[ServedFile]
+    tests: list[str]
+    matrix: bool
+    results: str  # file the run appends TestStarted and ChildReport lines to
+
+
+# --- framed messages --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunMutant:
+    TAG: ClassVar[str] = "mutant"
+    key: int
+    files: list[SwapFile]
+    tests: list[str]
+    matrix: bool
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Stop:
+    TAG: ClassVar[str] = "stop"
+
+
+@dataclass(frozen=True)
+class CollectedTest:
+    nodeid: str
+    path: str  # absolute path of its test file
+
+
+@dataclass(frozen=True)
+class Collected:
+    TAG: ClassVar[str] = "collected"
+    tests: list[CollectedTest]
+    rootdir: str
+    inifile: str | None
+
+
+@dataclass(frozen=True)
+class CollectFailed:
+    TAG: ClassVar[str] = "collect_failed"
+    errors: list[str]
+
+
+@dataclass(frozen=True)
+class TestStarted:
+    __test__ = False  # not a pytest test class
+    TAG: ClassVar[str] = "start"
+    nodeid: str
+
+
+@dataclass(frozen=True)
+class ChildReport:
+    """What a child says as it ends: the raw facts a verdict is judged from."""
+
+    TAG: ClassVar[str] = "result"
+    tests: list[TestResult] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)  # markers that fired / served modules run
+    # Baseline only: real path -> line -> indices of the tests that executed it.
+    coverage: dict[str, dict[str, list[int]]] | None = None
+    collect_errors: list[str] = field(default_factory=list)
+    log: str = ""
+    timing: dict[str, float] = field(default_factory=dict)
+    crash: str | None = None  # the child raised instead of reporting normally
+
+
+@dataclass(frozen=True)
+class ChildEnded:
+    """The host's word that a child is over: its report (if any) and how it ended."""
+
+    TAG: ClassVar[str] = "ended"
+    baseline: bool  # a baseline run (key = run number, 1-based) or a mutant (the lab's key)
+    key: int
+    report: ChildReport | None
+    current: str | None  # the test it said it started last
+    timed_out: float | None = None  # the budget that expired, when it did
+    exit: str | None = None  # how it died, when it died without reporting
+
+
+@dataclass(frozen=True)
+class ActivationFailed:
+    TAG: ClassVar[str] = "activation_failed"
+    key: int
+    error: str
+    log: str = ""
+
+
+Message = (
+    RunMutant
+    | Stop
+    | Collected
+    | CollectFailed
+    | TestStarted
+    | ChildReport
+    | ChildEnded
+    | ActivationFailed
+)
+
+
+def _tests(raw: list[dict[str, Any]]) -> list[TestResult]:
+    return [
+        TestResult(t["nodeid"], TestOutcome(t["outcome"]), t["duration"], t.get("message", ""))
+        for t in raw
+    ]
+
+
+def _report(raw: dict[str, Any]) -> ChildReport:
+    return ChildReport(**{**raw, "tests": _tests(raw.get("tests", []))})
+
+
+def swap_file(raw: dict[str, Any]) -> SwapFile:
+    return SwapFile(**{**raw, "swaps": [Swap(**s) for s in raw["swaps"]]})
+
+
+def fresh_spec(raw: dict[str, Any]) -> FreshSpec:
+    return FreshSpec(**{**raw, "files": [ServedFile(**f) for f in raw["files"]]})
+
+
+def _decode_fields(tag: str, raw: dict[str, Any]) -> Message:
+    if tag == RunMutant.TAG:
+        return RunMutant(**{**raw, "files": [swap_file(f) for f in raw["files"]]})
+    if tag == Collected.TAG:
+        return Collected(**{**raw, "tests": [CollectedTest(**t) for t in raw["tests"]]})
+    if tag == ChildReport.TAG:
+        return _report(raw)
+    if tag == ChildEnded.TAG:
+        report = raw.get("report")
+        return ChildEnded(**{**raw, "report": _report(report) if report is not None else None})
+    simple: dict[str, type] = {
+        Stop.TAG: Stop,
+        CollectFailed.TAG: CollectFailed,
+        TestStarted.TAG: TestStarted,
+        ActivationFailed.TAG: ActivationFailed,
+    }
+    if tag not in simple:
+        raise ValueError(f"unknown message type {tag!r}")
+    message: Message = simple[tag](**raw)
+    return message
 
 
 def encode(message: Message) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    data = {"t": message.TAG, **asdict(message)}
+    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes | str) -> Message:
+    """One framed line back to its dataclass; ValueError when it is not one."""
+    data = json.loads(line)
+    if not isinstance(data, dict) or not isinstance(data.get("t"), str):
+        raise ValueError("not a guardcheck message")
+    tag = data.pop("t")
+    try:
+        return _decode_fields(tag, data)
+    except (TypeError, KeyError) as exc:
+        raise ValueError(f"malformed {tag!r} message: {exc}") from None
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -48,7 +247,7 @@ class LineBuffer:
         messages = []
         for line in lines:
             try:
-                messages.append(json.loads(line))
+                messages.append(decode(line))
             except ValueError:
                 # A child killed mid-write leaves a torn line; it carries nothing usable.
                 continue

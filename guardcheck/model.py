@@ -137,6 +137,13 @@ class Mutant:
         return self.changes[0].span
 
 
+class ExecutionPath(StrEnum):
+    """How a mutant was made active: the values are what reports print."""
+
+    FORK = "fork"  # code swapped in a forked child of the long-lived pytest host
+    FRESH = "subprocess"  # a fresh interpreter serving the mutated module from memory
+
+
 class Status(StrEnum):
     """Per-mutant verdicts. Only CAUGHT and TIMEOUT pass the gate."""
 
@@ -181,14 +188,31 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class ChildOutcome:
+    """What a child (forked or fresh interpreter) reported, or what the lab saw of it.
+
+    The raw facts a verdict is judged from; every result keeps them, so a
+    result can be judged again later (a cache, a merge of shard reports).
+    """
+
+    tests: tuple[TestResult, ...] = ()
+    evidence: bool = False  # positive proof the mutated code ran in that child
+    timed_out: float | None = None  # the timeout (seconds) that expired, if it did
+    crash: str | None = None  # "SIGSEGV", "exit code 3", "collection aborted: ..."
+    current: str | None = None  # the test running when the child timed out or crashed
+    error: str | None = None  # guardcheck could not activate or run the mutant
+
+
+@dataclass(frozen=True)
 class MutantResult:
     mutant: Mutant
     status: Status
     reason: str  # human one-liner: the killing test, "crash: SIGSEGV", "no test executes run.py:42"
     tests: tuple[TestResult, ...] = ()  # what actually ran, in order
     selection: tuple[Selection, ...] = ()
-    path: str = "fork"  # "fork" (code swap in a forked child) or "subprocess" (fresh interpreter)
+    path: ExecutionPath = ExecutionPath.FORK
     duration: float = 0.0  # wall seconds for this mutant
+    outcome: ChildOutcome | None = None  # what the child reported; None when nothing ran
 
     @property
     def killers(self) -> tuple[str, ...]:
@@ -219,6 +243,7 @@ class RunReport:
     wall_seconds: float = 0.0
     matrix: bool = False
     interrupted: bool = False
+    incomplete: str | None = None  # why the run stopped early (the host died, an internal error)
 
     @property
     def score(self) -> float:
@@ -233,3 +258,32 @@ class RunReport:
         for result in self.results:
             counts[result.status] += 1
         return counts
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The pass/fail rule of a run, as the CLI flags set it.
+
+    By default every mutant must be caught (or time out). `allow_caught_elsewhere` also
+    accepts mutants caught by a test other than their named killers; `fail_under` replaces
+    the per-mutant rule with a minimum mutation score (for broad sweeps).
+    """
+
+    allow_caught_elsewhere: bool = False
+    fail_under: float | None = None
+
+    def passes(self, result: MutantResult) -> bool:
+        if result.status is Status.CAUGHT_ELSEWHERE:
+            return self.allow_caught_elsewhere
+        return result.status.passes_gate
+
+    def failures(self, report: RunReport) -> list[MutantResult]:
+        return [r for r in report.results if not self.passes(r)]
+
+    def passed(self, report: RunReport) -> bool:
+        # An interrupted run proved nothing about the mutants it never reached.
+        if report.interrupted:
+            return False
+        if self.fail_under is not None:
+            return report.score >= self.fail_under
+        return not self.failures(report)

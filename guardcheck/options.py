@@ -1,13 +1,22 @@
-"""Project settings: `[tool.guardcheck]` in pyproject.toml, overridden by CLI flags."""
+"""One `RunOptions` per invocation: the command line over `[tool.guardcheck]` over defaults.
+
+`load_options` finds the project root, reads `[tool.guardcheck]` from its
+pyproject.toml (rejecting unknown keys with a "did you mean", and values of
+the wrong type), then applies the command line's overrides. Every phase reads
+this one frozen value; nothing else reads configuration.
+"""
 
 from __future__ import annotations
 
+import difflib
 import tomllib
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from guardcheck.errors import GuardcheckError
+from guardcheck.model import Gate
 
 KNOWN_KEYS = {
     "catalogue": "folders or files of catalogue TOML (default: ['mutations'])",
@@ -23,18 +32,28 @@ KNOWN_KEYS = {
 
 
 @dataclass(frozen=True)
-class Settings:
+class RunOptions:
+    """Everything one guardcheck invocation was asked to do.
+
+    Precedence, per field: the command line, then `[tool.guardcheck]` in the
+    root's pyproject.toml, then the defaults below. Paths are as configured
+    (relative to `root` unless absolute); `resolve` makes them absolute.
+    """
+
     root: Path
     catalogue: tuple[Path, ...] = (Path("mutations"),)
     source: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
     pytest_args: tuple[str, ...] = ()
     output: Path = Path(".guardcheck")
-    jobs: int | None = None
+    jobs: int | None = None  # None: one per CPU
     timeout_factor: float = 2.0
     timeout_constant: float = 5.0
     baseline_runs: int = 1
-    extra: dict[str, Any] = field(default_factory=dict)
+    # Command line only:
+    matrix: bool = False  # run every selected test against every mutant
+    only: tuple[str, ...] = ()  # globs over mutation ids and tags
+    gate: Gate = field(default_factory=Gate)
 
     def resolve(self, path: Path) -> Path:
         return path if path.is_absolute() else self.root / path
@@ -50,72 +69,114 @@ class Settings:
         except ValueError:
             return str(path)
 
+    def with_overrides(self, **overrides: Any) -> RunOptions:
+        """These options with every override that is not None applied (the command line)."""
+        known = {f.name for f in fields(self)}
+        unknown = set(overrides) - known
+        if unknown:  # a programming error in a command, not a user's
+            raise TypeError(f"unknown RunOptions field(s): {', '.join(sorted(unknown))}")
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
-def find_root(start: Path) -> Path:
-    """The nearest folder at or above `start` holding a pyproject.toml, else `start`."""
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding a pyproject.toml."""
     start = start.resolve()
     for folder in (start, *start.parents):
         if (folder / "pyproject.toml").is_file():
             return folder
-    return start
+    return None
 
 
-def _string_list(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = table[key]
+def load_options(
+    root: Path | None = None, *, cwd: Path | None = None, **overrides: Any
+) -> RunOptions:
+    """Read `[tool.guardcheck]` from root/pyproject.toml (found from `cwd` when not given).
+
+    Raises GuardcheckError (exit 2) for a missing project, an unreadable or
+    invalid pyproject.toml, unknown keys and wrong values.
+    """
+    if root is None:
+        here = (cwd or Path.cwd()).resolve()
+        root = find_root(here)
+        if root is None:
+            raise GuardcheckError(
+                f"no pyproject.toml in {here} or any folder above it, so there is no project "
+                "to check\n  fix: run guardcheck inside your project, or pass --root PATH"
+            )
+    root = root.resolve()
+    options = RunOptions(root=root).with_overrides(**_project_table(root))
+    return options.with_overrides(**overrides)
+
+
+def _project_table(root: Path) -> dict[str, Any]:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return {}
+    where = str(pyproject)
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise GuardcheckError(
+            f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})\n"
+            "  fix: save pyproject.toml as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise GuardcheckError(
+            f"{where}: cannot be read: {exc.strerror}\n  fix: check its permissions"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GuardcheckError(f"{where}: not valid TOML: {exc}") from None
+    table = data.get("tool", {}).get("guardcheck", {})
+    if not isinstance(table, dict):
+        raise GuardcheckError(f"{where}: [tool.guardcheck] must be a table")
+    problems = [_unknown_key(key, where) for key in table if key not in KNOWN_KEYS]
+    if problems:
+        raise GuardcheckError("\n".join(problems))
+    return {key: _READERS[key](table[key], f"{where}: [tool.guardcheck] {key}") for key in table}
+
+
+def _unknown_key(key: str, where: str) -> str:
+    close = difflib.get_close_matches(key, list(KNOWN_KEYS), n=1, cutoff=0.6)
+    hint = f"did you mean `{close[0]}`?" if close else f"use one of {', '.join(sorted(KNOWN_KEYS))}"
+    return f"{where}: unknown key `{key}` in [tool.guardcheck]\n  fix: {hint}"
+
+
+def _strings(value: Any, what: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise GuardcheckError(f"{where}: [tool.guardcheck] {key} must be a string or a list of strings")
+    raise GuardcheckError(f"{what} must be a string or a list of strings")
 
 
-def _number(table: dict[str, Any], key: str, where: str, kind: type) -> Any:
-    value = table[key]
+def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise GuardcheckError(f"{where}: [tool.guardcheck] {key} must be a non-negative number")
-    return kind(value)
+        raise GuardcheckError(f"{what} must be a non-negative number")
+    return float(value)
 
 
-def _count(table: dict[str, Any], key: str, where: str) -> int:
-    value = table[key]
+def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise GuardcheckError(f"{where}: [tool.guardcheck] {key} must be a whole number >= 1")
+        raise GuardcheckError(f"{what} must be a whole number >= 1")
     return value
 
 
-def load_settings(root: Path) -> Settings:
-    """Read `[tool.guardcheck]` from root/pyproject.toml; defaults when absent."""
-    root = root.resolve()
-    pyproject = root / "pyproject.toml"
-    settings = Settings(root=root)
-    if not pyproject.is_file():
-        return settings
-    where = str(pyproject)
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise GuardcheckError(f"{where}: not valid TOML: {exc}") from None
-    table = data.get("tool", {}).get("guardcheck", {})
-    unknown = sorted(set(table) - set(KNOWN_KEYS))
-    if unknown:
-        known = ", ".join(sorted(KNOWN_KEYS))
-        raise GuardcheckError(
-            f"{where}: unknown key(s) in [tool.guardcheck]: {', '.join(unknown)}\n"
-            f"  fix: use only {known}"
-        )
-    changes: dict[str, Any] = {}
-    if "catalogue" in table:
-        changes["catalogue"] = tuple(Path(p) for p in _string_list(table, "catalogue", where))
-    for key in ("source", "tests", "pytest_args"):
-        if key in table:
-            changes[key] = _string_list(table, key, where)
-    if "output" in table:
-        changes["output"] = Path(_string_list(table, "output", where)[0])
-    if "jobs" in table:
-        changes["jobs"] = _number(table, "jobs", where, int) or None
-    for key in ("timeout_factor", "timeout_constant"):
-        if key in table:
-            changes[key] = _number(table, key, where, float)
-    if "baseline_runs" in table:
-        changes["baseline_runs"] = _count(table, "baseline_runs", where)
-    return replace(settings, **changes)
+def _one_path(value: Any, what: str) -> Path:
+    if not isinstance(value, str) or not value:
+        raise GuardcheckError(f"{what} must be a path (a non-empty string)")
+    return Path(value)
+
+
+_READERS: dict[str, Callable[[Any, str], Any]] = {
+    "catalogue": lambda value, what: tuple(Path(p) for p in _strings(value, what)),
+    "source": _strings,
+    "tests": _strings,
+    "pytest_args": _strings,
+    "output": _one_path,
+    "jobs": _count,
+    "timeout_factor": _number,
+    "timeout_constant": _number,
+    "baseline_runs": _count,
+}

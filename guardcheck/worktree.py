@@ -17,14 +17,14 @@ from typing import Any
 from guardcheck.catalogue.load import did_you_mean, is_valid_id
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import FileChange, Mutant
-from guardcheck.options import Settings
+from guardcheck.options import RunOptions
 from guardcheck.reports.outdir import GITIGNORE
 
 STATE_VERSION = 1
 APPLIED_DIR = "applied"
 
 
-def ensure_output_dir(settings: Settings) -> Path:
+def ensure_output_dir(settings: RunOptions) -> Path:
     """The output folder, created with a `.gitignore` of `*` so git never sees it."""
     output = settings.output_dir
     output.mkdir(parents=True, exist_ok=True)
@@ -34,7 +34,7 @@ def ensure_output_dir(settings: Settings) -> Path:
     return output
 
 
-def state_path(settings: Settings, mutant_id: str) -> Path:
+def state_path(settings: RunOptions, mutant_id: str) -> Path:
     if not is_valid_id(mutant_id):  # the id becomes a file name: no "../" ever
         raise GuardcheckError(
             f"`{mutant_id}` is not a catalogue id\n  fix: use an id from `guardcheck list`"
@@ -42,9 +42,22 @@ def state_path(settings: Settings, mutant_id: str) -> Path:
     return settings.output_dir / APPLIED_DIR / f"{mutant_id}.json"
 
 
-def applied_ids(settings: Settings) -> list[str]:
+def applied_ids(settings: RunOptions) -> list[str]:
     folder = settings.output_dir / APPLIED_DIR
     return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def refuse_while_applied(options: RunOptions) -> None:
+    """The gate proves the tests against the real code, not against a mutant
+    someone wrote into the tree with `guardcheck apply` and forgot."""
+    applied = applied_ids(options)
+    if applied:
+        reverts = "; ".join(f"guardcheck apply --revert {mutant_id}" for mutant_id in applied)
+        raise GuardcheckError(
+            f"mutation(s) {', '.join(applied)} are written into your working tree "
+            f"(guardcheck apply), so the catalogue would not match the real code\n"
+            f"  fix: {reverts}"
+        )
 
 
 def _sha256(data: bytes) -> str:
@@ -61,7 +74,7 @@ def _read_state(path: Path) -> dict[str, Any]:
         ) from None
 
 
-def refuse_if_applied(settings: Settings, mutant_id: str) -> None:
+def refuse_if_applied(settings: RunOptions, mutant_id: str) -> None:
     state = state_path(settings, mutant_id)
     if state.exists():
         raise GuardcheckError(
@@ -70,7 +83,7 @@ def refuse_if_applied(settings: Settings, mutant_id: str) -> None:
         )
 
 
-def apply_mutant(settings: Settings, mutant: Mutant) -> Path:
+def apply_mutant(settings: RunOptions, mutant: Mutant) -> Path:
     """Write the mutant's files; returns the state file that `revert` needs."""
     refuse_if_applied(settings, mutant.id)
     state = state_path(settings, mutant.id)
@@ -123,7 +136,7 @@ def _mutated_bytes(original: bytes, change: FileChange) -> bytes:
     )
 
 
-def revert(settings: Settings, mutant_id: str) -> list[str]:
+def revert(settings: RunOptions, mutant_id: str) -> list[str]:
     """Restore the original bytes of every file `apply` wrote; returns their paths."""
     state = state_path(settings, mutant_id)
     if not state.is_file():

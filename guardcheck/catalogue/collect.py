@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from guardcheck.errors import GuardcheckError
-from guardcheck.options import Settings
+from guardcheck.options import RunOptions
 
 COLLECT_TIMEOUT_SECONDS = 300
 
@@ -21,7 +21,7 @@ class CollectFailed(GuardcheckError):
         super().__init__("\n".join(lines))
 
 
-def collect_command(settings: Settings) -> list[str]:
+def collect_command(settings: RunOptions) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -35,7 +35,7 @@ def collect_command(settings: Settings) -> list[str]:
     ]
 
 
-def collected_test_ids(settings: Settings) -> tuple[str, ...]:
+def collected_test_ids(settings: RunOptions) -> tuple[str, ...]:
     """Node ids as pytest reports them, run in the project root.
 
     Raises CollectFailed when pytest cannot collect (syntax error in a test,

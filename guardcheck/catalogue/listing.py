@@ -11,7 +11,7 @@ from typing import Any
 
 from guardcheck.catalogue.validate import Assessment, Checked
 from guardcheck.errors import Problem
-from guardcheck.options import Settings
+from guardcheck.options import RunOptions
 
 LISTING_VERSION = 1
 
@@ -68,7 +68,7 @@ def _row(checked: Checked) -> Row:
     )
 
 
-def listing_json(settings: Settings, assessment: Assessment) -> dict[str, Any]:
+def listing_json(settings: RunOptions, assessment: Assessment) -> dict[str, Any]:
     return {
         "version": LISTING_VERSION,
         "root": str(settings.root),

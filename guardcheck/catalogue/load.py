@@ -18,7 +18,7 @@ from typing import Any
 from guardcheck.catalogue.positions import TableLines, scan_tables
 from guardcheck.errors import GuardcheckError, Problem
 from guardcheck.model import Edit, Entry, Where
-from guardcheck.options import Settings
+from guardcheck.options import RunOptions
 
 # Keys of one edit: the entry's own top-level edit, or a `[[mutation.edit]]` sub-table.
 EDIT_KEYS = ("file", "scope", "find", "replace", "occurrence", "transform")
@@ -42,7 +42,7 @@ class Catalogue:
     tables: int  # how many [[mutation]] tables were found, well-formed or not
 
 
-def catalogue_files(settings: Settings) -> list[Path]:
+def catalogue_files(settings: RunOptions) -> list[Path]:
     """Every catalogue file under the configured paths: each folder's *.toml, sorted."""
     files: list[Path] = []
     for configured in settings.catalogue:
@@ -61,7 +61,7 @@ def catalogue_files(settings: Settings) -> list[Path]:
     return files
 
 
-def load_catalogue(settings: Settings) -> Catalogue:
+def load_catalogue(settings: RunOptions) -> Catalogue:
     files = catalogue_files(settings)
     entries: list[Entry] = []
     problems: list[Problem] = []

@@ -22,7 +22,7 @@ from guardcheck.catalogue.load import Catalogue, did_you_mean, load_catalogue
 from guardcheck.edit.mutate import build_mutant
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Entry, Mutant, Where
-from guardcheck.options import Settings
+from guardcheck.options import RunOptions
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Assessment:
         return [c.mutant for c in self.checked if c.mutant is not None]
 
 
-def validate(settings: Settings, *, collect: bool) -> list[Mutant]:
+def validate(settings: RunOptions, *, collect: bool) -> list[Mutant]:
     """Every entry's mutant, or CatalogueInvalid with every problem found."""
     assessment = assess(settings, collect=collect)
     if assessment.problems:
@@ -54,7 +54,7 @@ def validate(settings: Settings, *, collect: bool) -> list[Mutant]:
 
 
 def assess(
-    settings: Settings, *, collect: bool = False, only: Collection[str] | None = None
+    settings: RunOptions, *, collect: bool = False, only: Collection[str] | None = None
 ) -> Assessment:
     """Load and check the catalogue without raising for its problems.
 
@@ -135,7 +135,7 @@ def duplicate_problems(declared: Iterable[tuple[str, Where]]) -> list[Problem]:
     return problems
 
 
-def empty_problem(settings: Settings, catalogue: Catalogue) -> Problem:
+def empty_problem(settings: RunOptions, catalogue: Catalogue) -> Problem:
     searched = ", ".join(settings.display(settings.resolve(p)) for p in settings.catalogue)
     found = f"{len(catalogue.files)} file(s)" if catalogue.files else "no *.toml files"
     return Problem(
@@ -146,7 +146,7 @@ def empty_problem(settings: Settings, catalogue: Catalogue) -> Problem:
     )
 
 
-def killed_by_problems(settings: Settings, entries: Iterable[Entry]) -> list[Problem]:
+def killed_by_problems(settings: RunOptions, entries: Iterable[Entry]) -> list[Problem]:
     """Each `killed_by` id that pytest does not collect; pytest runs once, only if needed."""
     claims = [(entry.id, entry.where, test) for entry in entries for test in entry.killed_by]
     if not claims:
@@ -157,6 +157,18 @@ def killed_by_problems(settings: Settings, entries: Iterable[Entry]) -> list[Pro
         return [Problem(kind="collect", message=exc.reason, fix=exc.fix, details=exc.details)]
     command = " ".join(["python", *collect_command(settings)[1:]])
     return unknown_killers(claims, collected, f"collected {len(collected)} tests with: {command}")
+
+
+def check_killers_collected(mutants: Iterable[Mutant], collected: tuple[str, ...]) -> None:
+    """`check --collect`'s killed_by rule, against ids a run's own pytest collected.
+
+    Every entry is checked, not only those `--only` selected: the catalogue is
+    sound or it is not. Raises CatalogueInvalid.
+    """
+    claims = [(m.id, m.declared_at, test) for m in mutants for test in m.killed_by]
+    problems = unknown_killers(claims, collected, f"collected {len(collected)} tests for this run")
+    if problems:
+        raise CatalogueInvalid(problems)
 
 
 def unknown_killers(
@@ -212,7 +224,7 @@ def nearest_test(test: str, collected: tuple[str, ...]) -> str | None:
 
 
 def _in_catalogue_order(
-    problems: list[Problem], settings: Settings, catalogue: Catalogue
+    problems: list[Problem], settings: RunOptions, catalogue: Catalogue
 ) -> list[Problem]:
     order = {settings.display(path): index for index, path in enumerate(catalogue.files)}
     last = len(order)

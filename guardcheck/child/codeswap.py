@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardcheck.child.importhook import ServedModules, cache_source
-
-MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled in by the lab
+from guardcheck.messages import MARKER, SwapFile
 
 Path_ = tuple[int, ...]  # ordinal path of nested code objects, from the module code
 
@@ -115,7 +114,7 @@ class Applied:
             sys.meta_path.remove(self.finder)
 
 
-def activate(files: list[dict[str, Any]], live: LiveFunctions) -> Applied:
+def activate(files: list[SwapFile], live: LiveFunctions) -> Applied:
     """Put the mutant in place in this process: swap code, serve unimported modules.
 
     The host calls it right before forking and undoes it right after, so each
@@ -138,33 +137,33 @@ def activate(files: list[dict[str, Any]], live: LiveFunctions) -> Applied:
 
 
 def _activate_file(
-    file: dict[str, Any],
+    file: SwapFile,
     live: LiveFunctions,
     applied: Applied,
     served: dict[str, types.CodeType | str],
 ) -> None:
-    real = os.path.realpath(file["filename"])
-    filename = live.filename(real, file["filename"])
-    tree = marshal.loads(base64.b64decode(file["tree"]))
+    real = os.path.realpath(file.filename)
+    filename = live.filename(real, file.filename)
+    tree = marshal.loads(base64.b64decode(file.tree))
     if tree.co_filename != filename:
         tree = _refile(tree, filename)
     applied.lines.setdefault(filename, linecache.cache.get(filename))
-    cache_source(filename, file["mutated"])
+    cache_source(filename, file.mutated)
     if not live.imported(real):
         served[real] = tree
-        applied.notes.append(f"{file['path']}: not imported before the fork; served on import")
+        applied.notes.append(f"{file.path}: not imported before the fork; served on import")
         return
-    for swap in file["swaps"]:
-        original = marshal.loads(base64.b64decode(swap["original"]))
-        targets = [f for f in live.find(real, swap["qualname"]) if f.__code__ == original]
-        if not targets and "<locals>" not in swap["qualname"]:
+    for swap in file.swaps:
+        original = marshal.loads(base64.b64decode(swap.original))
+        targets = [f for f in live.find(real, swap.qualname) if f.__code__ == original]
+        if not targets and "<locals>" not in swap.qualname:
             raise ActivationError(
-                f"no live function {swap['qualname']} in {file['path']} matches the "
+                f"no live function {swap.qualname} in {file.path} matches the "
                 "original text (file changed since the catalogue was read, or rewritten "
                 "by pytest's assertion rewriting?)"
             )
-        replacement = code_at(tree, tuple(swap["at"]))
+        replacement = code_at(tree, tuple(swap.at))
         for function in targets:
             applied.codes.append((function, function.__code__))
             function.__code__ = replacement
-        applied.notes.append(f"swapped {swap['qualname']} ({len(targets)} live)")
+        applied.notes.append(f"swapped {swap.qualname} ({len(targets)} live)")

@@ -11,11 +11,9 @@ the file the lab named ("start" per test, then one "result").
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,33 +21,33 @@ from guardcheck import messages
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder
 
-ENV = messages.FRESH_ENV
 
-
-def _load() -> dict[str, Any] | None:
-    path = os.environ.get(ENV)
-    return json.loads(Path(path).read_text(encoding="utf-8")) if path else None
+def _load() -> messages.FreshSpec | None:
+    path = os.environ.get(messages.FRESH_ENV)
+    if not path:
+        return None
+    return messages.fresh_spec(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 _spec = _load()
 _served: ServedModules | None = None
 if _spec is not None:
-    _served = ServedModules({os.path.realpath(f["filename"]): f["mutated"] for f in _spec["files"]})
+    _served = ServedModules({os.path.realpath(f.filename): f.mutated for f in _spec.files})
     _served.install()
 
 
 class FreshRun:
-    def __init__(self, spec: dict[str, Any], served: ServedModules) -> None:
+    def __init__(self, spec: messages.FreshSpec, served: ServedModules) -> None:
         self.spec = spec
         self.served = served
         self.recorder = Recorder(on_failure=self._on_failure)
         self.session: pytest.Session | None = None
         self.collect_errors: list[str] = []
         self.missing: list[str] = []
-        self.out = os.open(spec["results"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _on_failure(self, nodeid: str) -> None:
-        if not self.spec["matrix"] and self.session is not None:
+        if not self.spec.matrix and self.session is not None:
             self.session.shouldstop = "guardcheck: first failure"
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -65,7 +63,7 @@ class FreshRun:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         by_id = {item.nodeid: item for item in items}
-        wanted = self.spec["tests"]
+        wanted = self.spec.tests
         self.missing = [n for n in wanted if n not in by_id]
         keep = [by_id[n] for n in wanted if n in by_id]
         kept = set(keep)
@@ -75,22 +73,19 @@ class FreshRun:
         items[:] = keep
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
-        messages.send(self.out, {"t": "start", "nodeid": nodeid})
+        messages.send(self.out, messages.TestStarted(nodeid))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         log = list(self.recorder.log)
         if self.missing:
             log.append("not collected in the mutated session: " + ", ".join(self.missing))
-        messages.send(
-            self.out,
-            {
-                "t": "result",
-                "tests": [dataclasses.asdict(r) for r in self.recorder.results()],
-                "evidence": self.served.executed,
-                "collect_errors": self.collect_errors,
-                "log": "\n".join(log),
-            },
+        report = messages.ChildReport(
+            tests=self.recorder.results(),
+            evidence=self.served.executed,
+            collect_errors=self.collect_errors,
+            log="\n".join(log),
         )
+        messages.send(self.out, report)
 
 
 def pytest_configure(config: pytest.Config) -> None:

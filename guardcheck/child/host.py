@@ -18,7 +18,6 @@ through their own PR_SET_PDEATHSIG.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import json
 import os
@@ -43,7 +42,6 @@ from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, 
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
 from guardcheck.child.procs import describe_exit, kill_group, set_pdeathsig
 
-ENV = messages.HOST_ENV
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
 _MAX_LOG = 64_000
 
@@ -51,9 +49,9 @@ _collect_errors: list[str] = []
 _host: Host | None = None
 
 
-def _settings() -> dict[str, Any] | None:
-    raw = os.environ.get(ENV)
-    return json.loads(raw) if raw else None
+def _settings() -> messages.HostConfig | None:
+    raw = os.environ.get(messages.HOST_ENV)
+    return messages.HostConfig(**json.loads(raw)) if raw else None
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
@@ -63,8 +61,8 @@ def _on_sigterm(signum: int, frame: object) -> None:
         _host.cleanup_if_orphaned()
     else:
         settings = _settings()
-        if settings and os.getppid() != settings["parent"]:
-            workdirs.remove(Path(settings["scratch"]))
+        if settings and os.getppid() != settings.parent:
+            workdirs.remove(Path(settings.scratch))
     os._exit(128 + signum)
 
 
@@ -104,26 +102,26 @@ class Child:
     slot: workdirs.Slot  # its working directory and basetemp, pooled
     buffer: messages.LineBuffer = field(default_factory=messages.LineBuffer)
     current: str | None = None  # the test it said it started last
-    result: dict[str, Any] | None = None
+    result: messages.ChildReport | None = None
     eof: bool = False
     forking: float = 0.0  # perf_counter when the host began forking it (GUARDCHECK_TIMING)
 
 
 class Host:
-    def __init__(self, session: pytest.Session, settings: dict[str, Any]) -> None:
+    def __init__(self, session: pytest.Session, settings: messages.HostConfig) -> None:
         self.session = session
         self.config = session.config
         self.items = {}
         for item in session.items:
             self.items.setdefault(item.nodeid, item)
-        self.control = socket.socket(fileno=settings["fd"])
-        self.parent_pid = settings["parent"]
-        self.scratch = Path(settings["scratch"])
-        self.source = settings["source"]
-        self.baseline_runs: int = settings.get("baseline_runs", 1)
+        self.control = socket.socket(fileno=settings.fd)
+        self.parent_pid = settings.parent
+        self.scratch = Path(settings.scratch)
+        self.source = settings.source
+        self.baseline_runs = settings.baseline_runs
         self.baseline_due = 0  # the baseline run to fork next, once the previous one reported
         self.sandbox = workdirs.Sandbox(
-            Path(settings["root"]), set(settings["skip"]), self.scratch / "slots"
+            Path(settings.root), set(settings.skip), self.scratch / "slots"
         )
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}  # by pid; running, or dead but not yet reported
@@ -138,7 +136,7 @@ class Host:
 
     # -- the lab's side --------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: messages.Message) -> None:
         try:
             self.control.sendall(messages.encode(message))
         except OSError:
@@ -146,15 +144,14 @@ class Host:
 
     def serve(self) -> None:
         if self.session.testsfailed or _collect_errors:
-            self.send({"t": "collect_failed", "errors": _collect_errors or ["collection failed"]})
+            self.send(messages.CollectFailed(_collect_errors or ["collection failed"]))
             return
         self.send(
-            {
-                "t": "collected",
-                "tests": [{"nodeid": n, "path": str(i.path)} for n, i in self.items.items()],
-                "rootdir": str(self.config.rootpath),
-                "inifile": str(self.config.inipath) if self.config.inipath else None,
-            }
+            messages.Collected(
+                tests=[messages.CollectedTest(n, str(i.path)) for n, i in self.items.items()],
+                rootdir=str(self.config.rootpath),
+                inifile=str(self.config.inipath) if self.config.inipath else None,
+            )
         )
         self._prepare()
         self._fork(-1, self._baseline_main, None)  # run 1: under coverage
@@ -183,9 +180,9 @@ class Host:
             self.stopping = True
             return
         for message in self.inbox.feed(data):
-            if message["t"] == "mutant":
+            if isinstance(message, messages.RunMutant):
                 self._start_mutant(message)
-            elif message["t"] == "stop":
+            elif isinstance(message, messages.Stop):
                 self.lab_said_stop = self.stopping = True
 
     # -- children ----------------------------------------------------------------
@@ -207,7 +204,7 @@ class Host:
             except BaseException as exc:  # report, never unwind into the host's code
                 crash = f"{type(exc).__name__}: {exc}".strip()
                 with contextlib.suppress(OSError):
-                    messages.send(write, {"t": "result", "crash": crash, "log": _trace()})
+                    messages.send(write, messages.ChildReport(crash=crash, log=_trace()))
             finally:
                 os._exit(0)
         os.close(write)
@@ -259,18 +256,11 @@ class Host:
         for filename in data.measured_files():
             by_line = data.contexts_by_lineno(filename)
             coverage[filename] = {
-                line: [index[c] for c in contexts if c in index]
+                str(line): [index[c] for c in contexts if c in index]
                 for line, contexts in by_line.items()
             }
-        messages.send(
-            out,
-            {
-                "t": "result",
-                "tests": [dataclasses.asdict(r) for r in results],
-                "coverage": coverage,
-                "log": "\n".join(self.recorder.log)[-_MAX_LOG:],
-            },
-        )
+        report = messages.ChildReport(tests=results, coverage=coverage, log=self._log())
+        messages.send(out, report)
 
     def _rerun_main(self, out: int, child: Child) -> None:
         """A further baseline run: every test again, without coverage, to expose flaky ones."""
@@ -278,56 +268,45 @@ class Host:
         _stop_tracing()
         items = list(self.items.values())
         results = run_items(self.session, items, self.recorder, bail=False, before=_announcer(out))
-        messages.send(
-            out,
-            {
-                "t": "result",
-                "tests": [dataclasses.asdict(r) for r in results],
-                "log": "\n".join(self.recorder.log)[-_MAX_LOG:],
-            },
-        )
+        messages.send(out, messages.ChildReport(tests=results, log=self._log()))
 
-    def _start_mutant(self, message: dict[str, Any]) -> None:
+    def _log(self, notes: list[str] | None = None) -> str:
+        return "\n".join([*(notes or []), *self.recorder.log])[-_MAX_LOG:]
+
+    def _start_mutant(self, message: messages.RunMutant) -> None:
         """Activate in the host, fork (the child inherits the mutant), undo in the host."""
         assert self.live is not None
         seen = install_marker()
         try:
-            applied = activate(message["files"], self.live)
+            applied = activate(message.files, self.live)
         except (ActivationError, ValueError, OSError) as exc:
             error = f"could not activate the mutant: {exc}"
-            self.send({"t": "done", "key": message["key"], "error": error, "log": _trace()})
+            self.send(messages.ActivationFailed(message.key, error, _trace()))
             return
         try:
             main = self._mutant_main(message, seen, applied.notes)
-            self._fork(message["key"], main, message["timeout"])
+            self._fork(message.key, main, message.timeout)
         finally:
             applied.undo()
 
     def _mutant_main(
-        self, message: dict[str, Any], seen: set[str], notes: list[str]
+        self, message: messages.RunMutant, seen: set[str], notes: list[str]
     ) -> Callable[[int, Child], None]:
         def main(out: int, child: Child) -> None:
             timing = {"child": time.perf_counter()}
             self._enter_scratch(child)
             _stop_tracing()
-            items = [self.items[n] for n in message["tests"] if n in self.items]
+            items = [self.items[n] for n in message.tests if n in self.items]
             timing["ready"] = time.perf_counter()
-            bail = not message["matrix"]
+            bail = not message.matrix
             results = run_items(
                 self.session, items, self.recorder, bail=bail, before=_announcer(out)
             )
             timing["tested"] = time.perf_counter()
-            log = [*notes, *self.recorder.log]
-            messages.send(
-                out,
-                {
-                    "t": "result",
-                    "tests": [dataclasses.asdict(r) for r in results],
-                    "evidence": sorted(seen),
-                    "log": "\n".join(log)[-_MAX_LOG:],
-                    "timing": timing,
-                },
+            report = messages.ChildReport(
+                tests=results, evidence=sorted(seen), log=self._log(notes), timing=timing
             )
+            messages.send(out, report)
 
         return main
 
@@ -369,11 +348,11 @@ class Host:
             child.eof = True
             return
         for message in child.buffer.feed(data):
-            if message["t"] == "start":
-                child.current = message["nodeid"]
-            elif message["t"] == "result":
+            if isinstance(message, messages.TestStarted):
+                child.current = message.nodeid
+            elif isinstance(message, messages.ChildReport):
+                message.timing.update(fork=child.forking, got=time.perf_counter())
                 child.result = message
-                message.setdefault("timing", {}).update(fork=child.forking, got=time.perf_counter())
 
     def _drain(self, child: Child) -> None:
         """Read whatever a dead child left in its pipe (its result may be there)."""
@@ -417,18 +396,19 @@ class Host:
     def _report(self, child: Child, *, timed_out: bool = False, status: int | None = None) -> None:
         """Tell the lab how the child ended, as soon as that is known."""
         del self.children[child.pid]
-        result = child.result or {}
-        message = {
-            **result,
-            "t": "baseline" if child.key < 0 else "done",
-            "key": child.key,
-            "current": child.current,
-            "timed_out": child.timeout if timed_out else None,
-            "exit": None if child.result or status is None else describe_exit(status),
-        }
-        if child.key < 0:
+        if child.result is not None:
+            child.result.timing["sent"] = time.perf_counter()
+        baseline = child.key < 0
+        message = messages.ChildEnded(
+            baseline=baseline,
+            key=-child.key if baseline else child.key,
+            report=child.result,
+            current=child.current,
+            timed_out=child.timeout if timed_out else None,
+            exit=None if child.result or status is None else describe_exit(status),
+        )
+        if baseline:
             self._baseline_reported(-child.key)
-        message.setdefault("timing", {})["sent"] = time.perf_counter()
         self.send(message)
 
     def _baseline_reported(self, run: int) -> None:
@@ -489,7 +469,7 @@ def _announcer(out: int) -> Callable[[pytest.Item], None]:
     """A `before` callback telling the host which test a child starts (named on a crash)."""
 
     def before(item: pytest.Item) -> None:
-        messages.send(out, {"t": "start", "nodeid": item.nodeid})
+        messages.send(out, messages.TestStarted(item.nodeid))
 
     return before
 

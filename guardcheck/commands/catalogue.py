@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
 
 import click
 
-from guardcheck.catalogue.listing import Row, listing_json, rows
-from guardcheck.catalogue.load import did_you_mean
-from guardcheck.catalogue.validate import Assessment, assess, validate
-from guardcheck.commands.group import settings_of
-from guardcheck.errors import CatalogueInvalid, GuardcheckError
-from guardcheck.model import Mutant
-from guardcheck.options import Settings
-from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, revert
+from guardcheck import api
+from guardcheck.commands.group import global_options, options_of
 
 
 @click.command("list")
+@global_options
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON listing instead.")
 @click.pass_context
 def list_command(ctx: click.Context, as_json: bool) -> None:
@@ -31,20 +25,20 @@ def list_command(ctx: click.Context, as_json: bool) -> None:
     Works on a broken catalogue too: entries that do not build are listed as
     invalid, and the exit code is still 0. `guardcheck check` is the gate.
     """
-    settings = settings_of(ctx)
-    _note_applied(settings)
-    assessment = assess(settings)
+    options = options_of(ctx)
+    _note_applied(options)
+    listing = api.list_entries(options)
     if as_json:
-        click.echo(json.dumps(listing_json(settings, assessment), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(listing.json, indent=2, ensure_ascii=False))
     else:
-        _print_table(rows(assessment))
-    if assessment.problems:
-        count = len(assessment.problems)
+        _print_table(listing.rows)
+    if listing.problems:
+        count = listing.problems
         noun = "problem" if count == 1 else "problems"
         click.echo(f"catalogue has {count} {noun}: run `guardcheck check` to see them", err=True)
 
 
-def _print_table(listed: list[Row]) -> None:
+def _print_table(listed: list[api.Row]) -> None:
     if sys.stdout.isatty():
         _print_rich_table(listed)
         return
@@ -58,7 +52,7 @@ def _print_table(listed: list[Row]) -> None:
     click.echo(f"{len(listed)} {'mutation' if len(listed) == 1 else 'mutations'}")
 
 
-def _print_rich_table(listed: list[Row]) -> None:
+def _print_rich_table(listed: list[api.Row]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -75,11 +69,12 @@ def _print_rich_table(listed: list[Row]) -> None:
     console.print(f"{len(listed)} {'mutation' if len(listed) == 1 else 'mutations'}")
 
 
-def _target(row: Row) -> str:
+def _target(row: api.Row) -> str:
     return row.target if row.valid else f"{row.target} (INVALID: {', '.join(row.problems)})"
 
 
 @click.command("check")
+@global_options
 @click.option(
     "--collect",
     is_flag=True,
@@ -88,22 +83,23 @@ def _target(row: Row) -> str:
 @click.pass_context
 def check_command(ctx: click.Context, collect: bool) -> None:
     """Validate every entry and apply it in memory; exit 2 on any problem."""
-    settings = settings_of(ctx)
-    _note_applied(settings)
-    mutants = validate(settings, collect=collect)
+    options = options_of(ctx)
+    _note_applied(options)
+    mutants = api.check(options, collect=collect)
     noun = "mutation" if len(mutants) == 1 else "mutations"
     checked = " (killed_by collected)" if collect else ""
     click.echo(f"{len(mutants)} {noun} OK{checked}")
 
 
 @click.command("show")
+@global_options
 @click.argument("ids", nargs=-1, required=True, metavar="ID...")
 @click.pass_context
 def show_command(ctx: click.Context, ids: tuple[str, ...]) -> None:
     """The unified diff each mutation makes, headed by its id and summary."""
-    settings = settings_of(ctx)
-    _note_applied(settings)
-    mutants = _build(assess(settings, only=set(ids)), ids)
+    options = options_of(ctx)
+    _note_applied(options)
+    mutants = api.show(options, ids)
     for index, mutant in enumerate(mutants):
         if index:
             click.echo()
@@ -113,25 +109,23 @@ def show_command(ctx: click.Context, ids: tuple[str, ...]) -> None:
 
 
 @click.command("apply")
+@global_options
 @click.argument("mutation_id", metavar="ID")
 @click.option("--revert", "undo", is_flag=True, help="Restore the files `apply ID` changed.")
 @click.pass_context
 def apply_command(ctx: click.Context, mutation_id: str, undo: bool) -> None:
     """Write one mutant into the working tree, for debugging; `--revert` restores it exactly."""
-    settings = settings_of(ctx)
+    options = options_of(ctx)
     if undo:
-        restored = revert(settings, mutation_id)
+        restored = api.revert(options, mutation_id)
         click.echo(f"reverted {mutation_id}: restored {', '.join(restored)}", err=True)
         return
-    # Before building: an applied mutant no longer matches its own `find`.
-    refuse_if_applied(settings, mutation_id)
-    (mutant,) = _build(assess(settings, only={mutation_id}), (mutation_id,))
-    state = apply_mutant(settings, mutant)
+    mutant, state = api.apply(options, mutation_id)
     click.echo(mutant.diff(), nl=False)
     files = ", ".join(f"{c.path}:{c.span.line}" for c in mutant.changes)
     click.secho(
         f"WARNING: mutation `{mutant.id}` is now written into your working tree ({files}).\n"
-        f"  This is the bug, on purpose. Original bytes saved in {settings.display(state)}.\n"
+        f"  This is the bug, on purpose. Original bytes saved in {options.display(state)}.\n"
         f"  Run `guardcheck apply --revert {mutant.id}` to restore them.",
         err=True,
         fg="yellow",
@@ -139,8 +133,8 @@ def apply_command(ctx: click.Context, mutation_id: str, undo: bool) -> None:
     )
 
 
-def _note_applied(settings: Settings) -> None:
-    applied = applied_ids(settings)
+def _note_applied(options: api.RunOptions) -> None:
+    applied = api.applied(options)
     if applied:
         # An applied mutant no longer matches its own `find`: say why before it reads as stale.
         click.secho(
@@ -149,35 +143,6 @@ def _note_applied(settings: Settings) -> None:
             err=True,
             fg="yellow",
         )
-
-
-def _build(assessment: Assessment, ids: Iterable[str]) -> list[Mutant]:
-    """The requested ids' mutants, in the order asked; unknown or invalid ids are errors."""
-    ids = list(dict.fromkeys(ids))
-    declared = [entry_id for entry_id, _ in assessment.catalogue.declared]
-    unknown = [i for i in ids if i not in declared]
-    if unknown:
-        raise GuardcheckError(_unknown_message(unknown, declared, assessment))
-    problems = [p for p in assessment.problems if p.entry_id in ids]
-    if problems:
-        raise CatalogueInvalid(problems)
-    by_id = {c.entry.id: c.mutant for c in assessment.checked if c.mutant is not None}
-    return [by_id[i] for i in ids]
-
-
-def _unknown_message(unknown: list[str], declared: list[str], assessment: Assessment) -> str:
-    lines = []
-    for entry_id in unknown:
-        suggestion = did_you_mean(entry_id, declared)
-        hint = f" (did you mean `{suggestion}`?)" if suggestion else ""
-        lines.append(f"no mutation with id `{entry_id}`{hint}")
-    unreadable = sum(1 for p in assessment.problems if p.entry_id is None)
-    if unreadable:
-        lines.append(
-            f"  note: {unreadable} catalogue problem(s) hide entries: run `guardcheck check`"
-        )
-    lines.append("  fix: use an id from `guardcheck list`")
-    return "\n".join(lines)
 
 
 COMMANDS = [list_command, check_command, show_command, apply_command]

@@ -24,13 +24,12 @@ import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from guardcheck.child.codeswap import MARKER, code_at, nested
-from guardcheck.model import Mutant
+from guardcheck import messages
+from guardcheck.child.codeswap import code_at, nested
+from guardcheck.messages import MARKER
+from guardcheck.model import ExecutionPath, Mutant
 
-FORK = "fork"
-SUBPROCESS = "subprocess"
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
 _CO_OPTIMIZED = 0x1
 _OWN_FIELDS = (
@@ -70,23 +69,15 @@ class FileActivation:
     tree: bytes  # marshalled mutated module code with evidence markers
     swaps: tuple[Swap, ...]
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "filename": self.filename,
-            "mutated": self.mutated,
-            "tree": base64.b64encode(self.tree).decode(),
-            "swaps": [
-                {"qualname": s.qualname, "at": list(s.at), "original": _b64(s.original)}
-                for s in self.swaps
-            ],
-        }
+    def to_message(self) -> messages.SwapFile:
+        swaps = [messages.Swap(s.qualname, list(s.at), _b64(s.original)) for s in self.swaps]
+        return messages.SwapFile(self.path, self.filename, self.mutated, _b64(self.tree), swaps)
 
 
 @dataclass(frozen=True)
 class Activation:
-    mode: str  # FORK or SUBPROCESS
-    why: str  # for SUBPROCESS: what a code swap cannot express
+    mode: ExecutionPath
+    why: str  # for FRESH: what a code swap cannot express
     files: tuple[FileActivation, ...] = ()
 
 
@@ -241,7 +232,7 @@ def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileAc
 
 
 def classify(mutant: Mutant, root: Path) -> Activation:
-    """FORK when every change is inside function bodies, else SUBPROCESS with the reason.
+    """FORK when every change is inside function bodies, else FRESH with the reason.
 
     Raises Unviable when the mutated text does not compile.
     """
@@ -249,6 +240,6 @@ def classify(mutant: Mutant, root: Path) -> Activation:
     for change in mutant.changes:
         result = _classify_file(change.path, change.original, change.mutated, root)
         if isinstance(result, str):
-            return Activation(SUBPROCESS, result)
+            return Activation(ExecutionPath.FRESH, result)
         files.append(result)
-    return Activation(FORK, "", tuple(files))
+    return Activation(ExecutionPath.FORK, "", tuple(files))

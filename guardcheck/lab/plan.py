@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from guardcheck.model import BaselineTest, Mutant, Selection, is_named_by
+from guardcheck.model import BaselineTest, Mutant, Selection, Status, is_named_by
 
 # root-relative posix path -> line number -> node ids of the tests that executed it
 CoverageMap = Mapping[str, Mapping[int, frozenset[str]]]
@@ -37,12 +37,26 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
-class MutantPlan:
+class RunPlan:
+    """Run these tests against the mutant, in this order, within this time."""
+
     mutant: Mutant
-    tests: tuple[str, ...]  # to run, in this order
+    tests: tuple[str, ...]
     selection: tuple[Selection, ...]  # one per baseline test, in collection order
     timeout: float  # seconds for the whole child
-    no_coverage: str | None = None  # why nothing is run, when no test executes the mutation
+
+
+@dataclass(frozen=True)
+class EarlyResult:
+    """A verdict reached without running anything (no test executes the mutation)."""
+
+    mutant: Mutant
+    status: Status
+    reason: str
+    selection: tuple[Selection, ...] = ()
+
+
+MutantPlan = RunPlan | EarlyResult
 
 
 @dataclass(frozen=True)
@@ -167,7 +181,7 @@ def plan_mutant(
             )
             for t in baseline
         )
-        return MutantPlan(mutant, (), selection, 0.0, no_coverage=reason)
+        return EarlyResult(mutant, Status.NO_COVERAGE, reason, selection)
 
     others = sorted((n for n in covering if n not in named), key=lambda n: (duration[n], order[n]))
     tests = (*named, *others)
@@ -181,4 +195,4 @@ def plan_mutant(
         return Selection(nodeid, False, "does not execute the mutated lines")
 
     timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
-    return MutantPlan(mutant, tests, tuple(why(t.nodeid) for t in baseline), timeout)
+    return RunPlan(mutant, tests, tuple(why(t.nodeid) for t in baseline), timeout)

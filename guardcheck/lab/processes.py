@@ -8,6 +8,7 @@ and a `kill -9` of the lab still takes them down.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -19,16 +20,14 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.procs import describe_returncode, kill_group, set_pdeathsig
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab.verdict import ChildOutcome
-from guardcheck.model import TestOutcome, TestResult
-from guardcheck.options import Settings
+from guardcheck.model import ChildOutcome
+from guardcheck.options import RunOptions
 
 
 def _env(extra: dict[str, str]) -> dict[str, str]:
@@ -44,7 +43,7 @@ def _tail(path: Path, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def sandbox_skip(settings: Settings) -> list[str]:
+def sandbox_skip(settings: RunOptions) -> list[str]:
     """Top-level names a scratch working directory does not mirror: guardcheck's output."""
     try:
         first = settings.output_dir.resolve().relative_to(settings.root.resolve()).parts[0]
@@ -53,23 +52,19 @@ def sandbox_skip(settings: Settings) -> list[str]:
     return [first]
 
 
-def outcome_of(message: dict[str, Any]) -> ChildOutcome:
-    """A child's final message (from the host, or a fresh run's results file) as a ChildOutcome."""
-    tests = tuple(
-        TestResult(t["nodeid"], TestOutcome(t["outcome"]), t["duration"], t["message"])
-        for t in message.get("tests", [])
-    )
-    crash = message.get("crash") or message.get("exit")
-    errors = message.get("collect_errors")
-    if errors and not tests:
-        crash = f"collection aborted: {errors[0]}"
+def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
+    """What the host said of a child that ended, as the facts a verdict is judged from."""
+    report = ended.report or messages.ChildReport()
+    crash = report.crash or ended.exit
+    if report.collect_errors and not report.tests:
+        crash = f"collection aborted: {report.collect_errors[0]}"
+    interrupted = crash or ended.timed_out is not None
     return ChildOutcome(
-        tests=tests,
-        evidence=bool(message.get("evidence")),
-        timed_out=message.get("timed_out"),
+        tests=tuple(report.tests),
+        evidence=bool(report.evidence),
+        timed_out=ended.timed_out,
         crash=crash,
-        current=message.get("current") if crash or message.get("timed_out") else None,
-        error=message.get("error"),
+        current=ended.current if interrupted else None,
     )
 
 
@@ -86,19 +81,19 @@ class HostProcess:
     """`python -m pytest -p guardcheck.child.host ...` in the project root, over a socketpair."""
 
     def __init__(
-        self, settings: Settings, scratch: Path, source: Sequence[str], *, baseline_runs: int = 1
+        self, settings: RunOptions, scratch: Path, source: Sequence[str], *, baseline_runs: int = 1
     ) -> None:
         ours, theirs = socket.socketpair()
         self.log = scratch / "host.log"
-        config = {
-            "fd": theirs.fileno(),
-            "parent": os.getpid(),
-            "scratch": str(scratch),
-            "root": str(settings.root),
-            "source": list(source),
-            "skip": sandbox_skip(settings),
-            "baseline_runs": baseline_runs,
-        }
+        config = messages.HostConfig(
+            fd=theirs.fileno(),
+            parent=os.getpid(),
+            scratch=str(scratch),
+            root=str(settings.root),
+            source=list(source),
+            skip=sandbox_skip(settings),
+            baseline_runs=baseline_runs,
+        )
         command = [
             sys.executable,
             "-m",
@@ -115,7 +110,7 @@ class HostProcess:
             self.process = subprocess.Popen(
                 command,
                 cwd=settings.root,
-                env=_env({messages.HOST_ENV: json.dumps(config)}),
+                env=_env({messages.HOST_ENV: json.dumps(dataclasses.asdict(config))}),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -128,12 +123,12 @@ class HostProcess:
         self.socket = ours
         self._buffer = messages.LineBuffer()
         self._outbox = bytearray()
-        self.inbox: deque[dict[str, Any]] = deque()  # received, not yet handled
+        self.inbox: deque[messages.Message] = deque()  # received, not yet handled
 
     def fileno(self) -> int:
         return self.socket.fileno()
 
-    def queue(self, message: dict[str, Any]) -> None:
+    def queue(self, message: messages.Message) -> None:
         self._outbox += messages.encode(message)
         self.flush()
 
@@ -172,7 +167,7 @@ class HostProcess:
         folder ourselves); a socket that closes without it means we died.
         """
         with contextlib.suppress(OSError):
-            self.socket.sendall(messages.encode({"t": "stop"}))
+            self.socket.sendall(messages.encode(messages.Stop()))
         self.socket.close()
         if urgent:
             kill_group(self.process.pid, signal.SIGTERM)
@@ -198,10 +193,10 @@ class FreshProcess:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: RunOptions,
         info: HostInfo,
         folder: Path,
-        files: list[dict[str, str]],
+        files: list[messages.ServedFile],
         tests: Sequence[str],
         *,
         matrix: bool,
@@ -211,14 +206,9 @@ class FreshProcess:
         folder.mkdir()
         self.results = folder / "results.jsonl"
         self.log = folder / "pytest.log"
-        spec = {
-            "files": files,
-            "tests": list(tests),
-            "matrix": matrix,
-            "results": str(self.results),
-        }
+        spec = messages.FreshSpec(files, list(tests), matrix, str(self.results))
         spec_file = folder / "spec.json"
-        spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        spec_file.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
         slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
         paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
@@ -267,21 +257,25 @@ class FreshProcess:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
-        message: dict[str, Any] = {}
+        report: messages.ChildReport | None = None
         current = None
         if self.results.exists():
             for line in messages.LineBuffer().feed(self.results.read_bytes() + b"\n"):
-                if line["t"] == "start":
-                    current = line["nodeid"]
-                elif line["t"] == "result":
-                    message = line
-        if timed_out:
-            message = {"timed_out": self.timeout}
-        elif not message:
-            message = {"exit": _describe(self.process.returncode)}
-        message["current"] = current
-        log = "\n".join(filter(None, [message.get("log", ""), _tail(self.log, 60)]))
-        return outcome_of(message), log
+                if isinstance(line, messages.TestStarted):
+                    current = line.nodeid
+                elif isinstance(line, messages.ChildReport):
+                    report = line
+        ended = messages.ChildEnded(
+            baseline=False,
+            key=0,
+            report=None if timed_out else report,
+            current=current,
+            timed_out=self.timeout if timed_out else None,
+            exit=_describe(self.process.returncode) if report is None and not timed_out else None,
+        )
+        own_log = report.log if report is not None and not timed_out else ""
+        log = "\n".join(filter(None, [own_log, _tail(self.log, 60)]))
+        return outcome_of(ended), log
 
     def kill(self) -> None:
         kill_group(self.process.pid)

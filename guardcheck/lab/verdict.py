@@ -2,21 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from guardcheck.model import Mutant, Status, TestOutcome, TestResult
-
-
-@dataclass(frozen=True)
-class ChildOutcome:
-    """What a child (forked or fresh interpreter) reported, or what we saw of it."""
-
-    tests: tuple[TestResult, ...] = ()
-    evidence: bool = False  # positive proof the mutated code ran in that child
-    timed_out: float | None = None  # the timeout (seconds) that expired, if it did
-    crash: str | None = None  # "SIGSEGV", "exit code 3", "collection aborted: ..."
-    current: str | None = None  # the test running when the child timed out or crashed
-    error: str | None = None  # guardcheck could not activate or run the mutant
+from guardcheck.model import ChildOutcome, Mutant, Status, TestOutcome, TestResult
 
 
 def _failing(outcome: ChildOutcome) -> list[TestResult]:

@@ -7,11 +7,10 @@ and a fan-out so one lab can feed the console and the output folder at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
+from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport, Status
 
 # The order in which counts are listed everywhere, worst news last so it sits next to the gate.
 STATUS_ORDER: tuple[Status, ...] = (
@@ -24,35 +23,6 @@ STATUS_ORDER: tuple[Status, ...] = (
 )
 # Always named in a summary line, even at zero: "0 survived" is the reassuring part.
 ALWAYS_COUNTED: frozenset[Status] = frozenset({Status.CAUGHT, Status.TIMEOUT, Status.SURVIVED})
-
-
-@dataclass(frozen=True)
-class Gate:
-    """The pass/fail rule of a run, as the CLI flags set it.
-
-    By default every mutant must be caught (or time out). `allow_caught_elsewhere` also
-    accepts mutants caught by a test other than their named killers; `fail_under` replaces
-    the per-mutant rule with a minimum mutation score (for broad sweeps).
-    """
-
-    allow_caught_elsewhere: bool = False
-    fail_under: float | None = None
-
-    def passes(self, result: MutantResult) -> bool:
-        if result.status is Status.CAUGHT_ELSEWHERE:
-            return self.allow_caught_elsewhere
-        return result.status.passes_gate
-
-    def failures(self, report: RunReport) -> list[MutantResult]:
-        return [r for r in report.results if not self.passes(r)]
-
-    def passed(self, report: RunReport) -> bool:
-        # An interrupted run proved nothing about the mutants it never reached.
-        if report.interrupted:
-            return False
-        if self.fail_under is not None:
-            return report.score >= self.fail_under
-        return not self.failures(report)
 
 
 def counts_phrase(report: RunReport) -> str:
@@ -100,6 +70,8 @@ def location(mutant: Mutant) -> str:
 class RunEvents(Protocol):
     """What the lab reports while it runs; the console and the output folder implement it."""
 
+    def run_started(self, mutants: Sequence[Mutant]) -> None: ...
+
     def baseline_started(self) -> None: ...
 
     def baseline_finished(self, tests: list[BaselineTest], seconds: float) -> None: ...
@@ -119,6 +91,10 @@ class FanOut:
     def of(cls, listeners: Iterable[RunEvents | None]) -> FanOut:
         """Convenience for optional listeners (e.g. no output folder): Nones are skipped."""
         return cls(*(listener for listener in listeners if listener is not None))
+
+    def run_started(self, mutants: Sequence[Mutant]) -> None:
+        for listener in self.listeners:
+            listener.run_started(mutants)
 
     def baseline_started(self) -> None:
         for listener in self.listeners:

@@ -6,7 +6,9 @@ one plain line per mutant, because a redrawn bar turns into noise in a log file.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Sequence
 from enum import StrEnum
 from types import TracebackType
 
@@ -45,6 +47,10 @@ OUTCOME_STYLE: dict[TestOutcome, str] = {
 VERDICT_WIDTH = max(len(status.value) for status in Status)
 
 
+# Wide enough for a pytest node id beside the verdict without wrapping.
+CI_LOG_WIDTH = 160
+
+
 class Verbosity(StrEnum):
     QUIET = "quiet"  # nothing while running; the caller prints only the summary
     NORMAL = "normal"
@@ -66,6 +72,14 @@ def summary_line(report: RunReport, gate: Gate | None = None) -> str:
         f"{counts_phrase(report)} in {report.wall_seconds:.1f} s "
         f"(baseline {report.baseline_seconds:.1f} s) — {gate_phrase(report, gate)}"
     )
+
+
+def make_console() -> Console:
+    """The run's console; CI logs get a wide page instead of rich's 80-column default."""
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=CI_LOG_WIDTH)
+    return console
 
 
 class ConsoleProgress:
@@ -140,6 +154,9 @@ class ConsoleProgress:
                 self._progress.update(self._mutant_task, total=total)
 
     # -- events ------------------------------------------------------------------------
+
+    def run_started(self, mutants: Sequence[Mutant]) -> None:
+        self.set_total(len(mutants))
 
     def baseline_started(self) -> None:
         if self._progress is not None:

@@ -16,15 +16,16 @@ Everything is flushed per mutant, so a killed or interrupted run still leaves ev
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 import shutil
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from guardcheck.errors import GuardcheckError
 from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
 
 # The first line of our .gitignore marks the folder as ours: only then do we clear it.
@@ -41,6 +42,10 @@ LISTS: dict[str, frozenset[Status]] = {
 # What a previous run may have left; nothing else in the folder is ever touched.
 OWN_FILES = ("baseline.json", "outcomes.jsonl", *LISTS)
 MUTANTS_DIR = "mutants"
+
+
+class OutputFolderUnusable(Exception):
+    """The output folder cannot be used; the message says why and how to fix it."""
 
 
 def safe_name(mutant_id: str) -> str:
@@ -70,7 +75,7 @@ class OutputFolder:
         if self.path.exists():
             ours = gitignore.is_file() and gitignore.read_text(encoding="utf-8").startswith(MARKER)
             if not ours and any(self.path.iterdir()):
-                raise GuardcheckError(
+                raise OutputFolderUnusable(
                     f"{self.path}: output folder exists and was not created by guardcheck\n"
                     "  fix: point `output` in [tool.guardcheck] at a new folder, or empty it"
                 )
@@ -88,6 +93,9 @@ class OutputFolder:
         return self.mutants / f"{safe_name(mutant.id)}.log"
 
     # -- events ------------------------------------------------------------------------
+
+    def run_started(self, mutants: Sequence[Mutant]) -> None:
+        pass  # each mutant's diff is written when it starts
 
     def baseline_started(self) -> None:
         pass  # nothing to record until there is a result
@@ -149,6 +157,7 @@ class OutputFolder:
                 }
                 for t in result.tests
             ],
+            "outcome": dataclasses.asdict(result.outcome) if result.outcome else None,
             "selection": [
                 {"nodeid": s.nodeid, "selected": s.selected, "reason": s.reason}
                 for s in result.selection

@@ -12,7 +12,7 @@ from support.catalogue import write_tree
 from guardcheck.catalogue.load import catalogue_files, load_catalogue, parse_catalogue_text
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import Edit, Where
-from guardcheck.options import load_settings
+from guardcheck.options import load_options
 
 
 def parse(text: str):
@@ -243,7 +243,7 @@ def test_folders_are_searched_recursively_in_sorted_order(tmp_path: Path):
             "extra.toml": entry.format("extra"),
         },
     )
-    settings = replace(load_settings(tmp_path), catalogue=(Path("mutations"), Path("extra.toml")))
+    settings = replace(load_options(tmp_path), catalogue=(Path("mutations"), Path("extra.toml")))
     files = [settings.display(f) for f in catalogue_files(settings)]
     assert files == [
         "mutations/a.toml",
@@ -262,7 +262,7 @@ def test_folders_are_searched_recursively_in_sorted_order(tmp_path: Path):
 
 
 def test_a_missing_catalogue_path_is_an_error(tmp_path: Path):
-    settings = replace(load_settings(tmp_path), catalogue=(Path("nowhere"),))
+    settings = replace(load_options(tmp_path), catalogue=(Path("nowhere"),))
     with pytest.raises(GuardcheckError, match="catalogue path nowhere does not exist") as info:
         load_catalogue(settings)
     assert info.value.code == 2

@@ -10,7 +10,7 @@ from support.catalogue import FLAT_COOLDOWN, LADDER, make_project, run_cli, writ
 
 from guardcheck.catalogue.validate import validate
 from guardcheck.errors import CatalogueInvalid
-from guardcheck.options import load_settings
+from guardcheck.options import load_options
 
 
 def entry(entry_id: str, body: str) -> str:
@@ -26,7 +26,7 @@ def check_fails(root: Path, *args: str) -> str:
 
 def test_a_sound_catalogue_validates_to_mutants(tmp_path: Path):
     make_project(tmp_path)
-    (mutant,) = validate(load_settings(tmp_path), collect=True)
+    (mutant,) = validate(load_options(tmp_path), collect=True)
     assert mutant.id == "flat-cooldown"
     assert mutant.killed_by == ("tests/test_ladder.py::test_ladder_escalates",)
     assert str(mutant.declared_at) == "mutations/ladder.toml:1"
@@ -66,7 +66,7 @@ def test_occurrence_picks_one_of_several_matches(tmp_path: Path):
         tmp_path,
         entry("no-streak", 'scope = "Gate"\nfind = "self.streak"\nreplace = "0"\noccurrence = 5'),
     )
-    (mutant,) = validate(load_settings(tmp_path), collect=False)
+    (mutant,) = validate(load_options(tmp_path), collect=False)
     assert (mutant.span.line, mutant.span.column) == (21, 16)
 
 
@@ -184,7 +184,7 @@ def test_killed_by_may_name_a_class_or_a_parametrized_test_without_its_parameter
                 """
         },
     )
-    assert len(validate(load_settings(tmp_path), collect=True)) == 1
+    assert len(validate(load_options(tmp_path), collect=True)) == 1
 
 
 def test_a_collection_error_is_reported_as_a_problem(tmp_path: Path):
@@ -225,7 +225,7 @@ def test_every_problem_is_reported_together_in_catalogue_order(tmp_path: Path):
     ]
     assert err.rstrip().endswith("catalogue invalid: 7 problems")
     with pytest.raises(CatalogueInvalid) as info:
-        validate(load_settings(tmp_path), collect=False)
+        validate(load_options(tmp_path), collect=False)
     assert len(info.value.problems) == 7
 
 
@@ -235,5 +235,5 @@ def test_check_of_twenty_entries_is_fast(tmp_path: Path):
     ]
     make_project(tmp_path, "".join(bodies))
     started = time.perf_counter()
-    assert len(validate(load_settings(tmp_path), collect=False)) == 20
+    assert len(validate(load_options(tmp_path), collect=False)) == 20
     assert time.perf_counter() - started < 2.0

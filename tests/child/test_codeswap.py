@@ -18,8 +18,8 @@ from guardcheck.child.codeswap import (
     activate,
     install_marker,
 )
-from guardcheck.lab.classify import FORK, SUBPROCESS, Unviable, classify
-from guardcheck.model import FileChange, Mutant, Where
+from guardcheck.lab.classify import Unviable, classify
+from guardcheck.model import ExecutionPath, FileChange, Mutant, Where
 
 SOURCE = textwrap.dedent(
     '''\
@@ -88,7 +88,7 @@ def mutant(find: str, replace: str, source: str = SOURCE) -> Mutant:
 )
 def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, replace):
     activation = classify(mutant(find, replace), tmp_path)
-    assert activation.mode == FORK, activation.why
+    assert activation.mode is ExecutionPath.FORK, activation.why
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, repla
 )
 def test_import_time_changes_take_the_subprocess_path(tmp_path, find, replace, why):
     activation = classify(mutant(find, replace), tmp_path)
-    assert activation.mode == SUBPROCESS
+    assert activation.mode is ExecutionPath.FRESH
     assert why in activation.why
 
 
@@ -113,7 +113,7 @@ def test_a_literal_of_another_type_is_a_real_change(tmp_path):
     # (1,) == (True,) in Python: the comparison must look at types.
     source = "def f():\n    return 1\n"
     activation = classify(mutant("return 1", "return True", source), tmp_path)
-    assert activation.mode == FORK
+    assert activation.mode is ExecutionPath.FORK
     assert [s.qualname for s in activation.files[0].swaps] == ["f"]
 
 
@@ -138,9 +138,9 @@ def module(tmp_path) -> Iterator[object]:
 
 def swap(tmp_path: Path, find: str, replace: str):
     activation = classify(mutant(find, replace), tmp_path)
-    assert activation.mode == FORK
+    assert activation.mode is ExecutionPath.FORK
     seen = install_marker()
-    applied = activate([f.to_wire() for f in activation.files], LiveFunctions())
+    applied = activate([f.to_message() for f in activation.files], LiveFunctions())
     return applied, seen
 
 
@@ -183,7 +183,7 @@ def test_a_live_function_that_no_longer_matches_the_original_is_an_error(tmp_pat
     drifted = SOURCE.replace("return a + b", "return b + a")  # the file changed on disk since
     activation = classify(mutant("return b + a", "return b - a", drifted), tmp_path)
     with pytest.raises(ActivationError, match="no live function add"):
-        activate([f.to_wire() for f in activation.files], LiveFunctions())
+        activate([f.to_message() for f in activation.files], LiveFunctions())
     assert module.add(5, 2) == 7  # nothing half-applied
 
 
@@ -191,7 +191,7 @@ def test_a_module_imported_after_activation_is_served_mutated_from_memory(tmp_pa
     (tmp_path / "pkg_mod.py").write_text(SOURCE, encoding="utf-8")
     activation = classify(mutant("return a + b", "return a * b"), tmp_path)
     seen = install_marker()
-    applied = activate([f.to_wire() for f in activation.files], LiveFunctions())
+    applied = activate([f.to_message() for f in activation.files], LiveFunctions())
     sys.path.insert(0, str(tmp_path))
     try:
         lazily = importlib.import_module("pkg_mod")

@@ -8,7 +8,9 @@ import sys
 import pytest
 from support.catalogue import FLAT_COOLDOWN, make_project, run_cli, tree_state
 
-from guardcheck.commands.run import check_killers, exit_code_for, select_mutants
+from guardcheck.api import exit_code
+from guardcheck.catalogue.select import select_mutants
+from guardcheck.catalogue.validate import check_killers_collected as check_killers
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.model import FileChange, Mutant, MutantResult, RunReport, Status, Where
@@ -63,10 +65,10 @@ def report(status: Status, *, interrupted: bool = False) -> RunReport:
 
 def test_exit_code_follows_the_gate_and_an_interrupt_wins():
     caught, survived = report(Status.CAUGHT), report(Status.SURVIVED)
-    assert exit_code_for(caught, Gate()) is ExitCode.OK
-    assert exit_code_for(survived, Gate()) is ExitCode.GATE_FAILED
-    assert exit_code_for(survived, Gate(fail_under=0)) is ExitCode.OK
-    assert exit_code_for(report(Status.CAUGHT, interrupted=True), Gate()) is ExitCode.INTERRUPTED
+    assert exit_code(caught, Gate()) is ExitCode.OK
+    assert exit_code(survived, Gate()) is ExitCode.GATE_FAILED
+    assert exit_code(survived, Gate(fail_under=0)) is ExitCode.OK
+    assert exit_code(report(Status.CAUGHT, interrupted=True), Gate()) is ExitCode.INTERRUPTED
 
 
 def test_unknown_killed_by_stops_the_run_before_any_test_runs(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from support.lab import FILES, OPS, Events, T, by_id, git_status, make_project, mutant, run
 
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab.run import BaselineFailed
+from guardcheck.lab.baseline import BaselineFailed
 from guardcheck.model import MutantResult, RunReport, Status, TestOutcome
 
 pytestmark = pytest.mark.slow
@@ -60,7 +60,7 @@ def test_every_mutant_gets_a_result_in_input_order_and_events(lab):
     root, report, events = lab
     ids = [m.id for m in catalogue(root)]
     assert [r.mutant.id for r in report.results] == ids
-    assert events.calls[:2] == ["baseline_started", "baseline_finished"]
+    assert events.calls[:3] == [f"run_started {len(ids)}", "baseline_started", "baseline_finished"]
     for ident in ids:
         assert events.calls.count(f"started {ident}") == 1
         assert events.calls.count(f"finished {ident}") == 1
@@ -236,7 +236,7 @@ def test_a_flaky_baseline_test_stops_the_run_when_the_baseline_runs_twice(tmp_pa
     assert f"flaky: {FLAKY} passed in run 1, failed in run 2: " in message
     assert "call 2 fails" in message
     assert T + "test_add" not in message  # only the flaky test is named
-    assert events.calls == ["baseline_started"]  # no mutant ran
+    assert events.calls == ["run_started 1", "baseline_started"]  # no mutant ran
     assert git_status(root) == ""
 
 

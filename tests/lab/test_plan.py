@@ -6,10 +6,11 @@ import textwrap
 
 import pytest
 
-from guardcheck.lab.plan import plan_mutant
-from guardcheck.lab.verdict import ChildOutcome, decide
+from guardcheck.lab.plan import EarlyResult, RunPlan, plan_mutant
+from guardcheck.lab.verdict import decide
 from guardcheck.model import (
     BaselineTest,
+    ChildOutcome,
     FileChange,
     Mutant,
     Status,
@@ -67,8 +68,8 @@ def mutant(find: str, replace: str, killed_by: tuple[str, ...] = ()) -> Mutant:
 
 def test_covering_tests_run_fastest_first_and_every_test_gets_a_reason():
     plan = plan_mutant(mutant("a + b", "a - b"), BASELINE, COVERAGE)
+    assert isinstance(plan, RunPlan)
     assert plan.tests == ("t.py::fast", "t.py::medium", "t.py::slow")
-    assert plan.no_coverage is None
     reasons = {s.nodeid: (s.selected, s.reason) for s in plan.selection}
     assert reasons["t.py::fast"] == (True, "executes m.py:2")
     assert reasons["t.py::other"] == (False, "does not execute the mutated lines")
@@ -101,8 +102,9 @@ def test_a_line_without_line_events_falls_back_to_its_function_and_says_so():
 
 def test_no_test_executing_the_lines_is_no_coverage_and_nothing_runs():
     plan = plan_mutant(mutant("return 0", "return 1", ("t.py::fast",)), BASELINE, COVERAGE)
-    assert plan.tests == ()
-    assert plan.no_coverage == "no test executes m.py:19"
+    assert isinstance(plan, EarlyResult)
+    assert plan.status is Status.NO_COVERAGE
+    assert plan.reason == "no test executes m.py:19"
     assert not any(s.selected for s in plan.selection)
     named = {s.nodeid: s.reason for s in plan.selection}["t.py::fast"]
     assert named.startswith("named in killed_by, but")

@@ -7,8 +7,7 @@ import json
 import pytest
 from support.reports import T_ADD, rich_report
 
-from guardcheck.errors import GuardcheckError
-from guardcheck.reports.outdir import OutputFolder, safe_name
+from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable, safe_name
 
 SWEEP_ID = "pkg/calc.py:2:14: replace + with * [x]"
 
@@ -107,7 +106,7 @@ def test_a_new_run_clears_stale_results_only(tmp_path):
 
 def test_refuses_a_foreign_non_empty_folder(tmp_path):
     (tmp_path / "important.txt").write_text("keep me")
-    with pytest.raises(GuardcheckError, match="not created by guardcheck"):
+    with pytest.raises(OutputFolderUnusable, match="not created by guardcheck"):
         OutputFolder(tmp_path)
     assert (tmp_path / "important.txt").read_text() == "keep me"
     assert not (tmp_path / ".gitignore").exists()

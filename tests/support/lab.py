@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import subprocess
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
-from guardcheck.lab.run import LabOptions, run_lab
+from guardcheck import api
 from guardcheck.model import BaselineTest, FileChange, Mutant, MutantResult, RunReport, Where
-from guardcheck.options import Settings
+from guardcheck.options import RunOptions
 
 OPS = "calc/ops.py"
 
@@ -211,6 +212,9 @@ class Events:
         self.baseline: list[BaselineTest] = []
         self.logs: dict[str, str] = {}
 
+    def run_started(self, mutants: Sequence[Mutant]) -> None:
+        self.calls.append(f"run_started {len(mutants)}")
+
     def baseline_started(self) -> None:
         self.calls.append("baseline_started")
 
@@ -229,8 +233,8 @@ class Events:
 def run(
     root: Path, mutants: list[Mutant], events: Events | None = None, **options: object
 ) -> RunReport:
-    settings = Settings(root=root)
-    return run_lab(settings, mutants, LabOptions(**options), events or Events())  # type: ignore[arg-type]
+    """The library API's run over `mutants`, in process, with `options` over the defaults."""
+    return api.run(RunOptions(root=root).with_overrides(**options), events, mutants=mutants)
 
 
 def by_id(report: RunReport) -> dict[str, MutantResult]:

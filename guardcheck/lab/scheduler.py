@@ -1,0 +1,232 @@
+"""Runs planned mutants, at most `jobs` at a time: forked by the host, or fresh interpreters.
+
+Fresh-interpreter mutants start first (each pays a pytest start-up), so the
+cheap forks fill the other slots instead of trailing behind them. Every
+result keeps what its child reported (`MutantResult.outcome`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import selectors
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from guardcheck import messages
+from guardcheck.child import workdirs
+from guardcheck.lab.classify import Activation
+from guardcheck.lab.plan import RunPlan
+from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
+from guardcheck.lab.verdict import decide
+from guardcheck.model import (
+    BaselineTest,
+    ChildOutcome,
+    ExecutionPath,
+    Mutant,
+    MutantResult,
+    Status,
+    TestOutcome,
+    TestResult,
+)
+from guardcheck.options import RunOptions
+
+TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
+FRESH_STARTUP_FLOOR = 10.0  # seconds a fresh interpreter may take to start, at least
+_IDLE_POLL = 0.02  # seconds, only when a fresh process cannot be waited on by descriptor
+
+
+class LabEvents(Protocol):
+    def baseline_started(self) -> None: ...
+    def baseline_finished(self, tests: list[BaselineTest], seconds: float) -> None: ...
+    def mutant_started(self, mutant: Mutant) -> None: ...
+    def mutant_finished(self, result: MutantResult, log: str) -> None: ...
+
+
+@dataclass
+class _Job:
+    index: int  # position in the caller's mutant list: results keep that order
+    plan: RunPlan
+    activation: Activation
+    started: float = 0.0
+    fresh: FreshProcess | None = None
+
+
+class Scheduler:
+    def __init__(
+        self,
+        options: RunOptions,
+        events: LabEvents,
+        host: HostProcess,
+        info: HostInfo,
+        scratch: Path,
+        results: dict[int, MutantResult],
+    ) -> None:
+        self.options = options
+        self.events = events
+        self.host = host
+        self.info = info
+        self.scratch = scratch
+        self.results = results
+        self.jobs = max(1, options.jobs or os.cpu_count() or 1)
+        self.pending: deque[_Job] = deque()
+        self.running: dict[int, _Job] = {}
+        self._fresh_jobs = 0  # queued at the front, in input order
+
+    def record(self, index: int, result: MutantResult, log: str = "") -> None:
+        """A verdict reached without running anything (unviable, no coverage)."""
+        self.events.mutant_started(result.mutant)
+        self._record(index, result, log)
+
+    def add(self, index: int, plan: RunPlan, activation: Activation) -> None:
+        job = _Job(index, plan, activation)
+        if activation.mode is ExecutionPath.FRESH:
+            self.pending.insert(self._fresh_jobs, job)
+            self._fresh_jobs += 1
+        else:
+            self.pending.append(job)
+
+    def run(self) -> None:
+        while self.pending or self.running:
+            while self.pending and len(self.running) < self.jobs:
+                self._start(self.pending.popleft())
+            self._wait()
+
+    def _start(self, job: _Job) -> None:
+        mutant, plan = job.plan.mutant, job.plan
+        self.events.mutant_started(mutant)
+        job.started = time.perf_counter()
+        self.running[job.index] = job
+        if job.activation.mode is ExecutionPath.FORK:
+            files = [f.to_message() for f in job.activation.files]
+            run = messages.RunMutant(
+                job.index, files, list(plan.tests), self.options.matrix, plan.timeout
+            )
+            self.host.queue(run)
+            return
+        served = [
+            messages.ServedFile(str(self.options.root / c.path), c.mutated) for c in mutant.changes
+        ]
+        job.fresh = FreshProcess(
+            self.options,
+            self.info,
+            self.scratch / f"fresh-{job.index}",
+            served,
+            plan.tests,
+            matrix=self.options.matrix,
+            # A fresh interpreter starts pytest and collects again: allow for that too,
+            # generously, since start-up time swings with machine load far more than tests do.
+            timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),
+        )
+
+    def _wait(self) -> None:
+        selector = selectors.DefaultSelector()
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.host.wants_write else 0)
+        selector.register(self.host.fileno(), events, None)
+        timeout: float | None = None
+        for job in self.running.values():
+            if job.fresh is None:
+                continue
+            fd = job.fresh.fileno()
+            if fd is None:
+                timeout = _IDLE_POLL
+            else:
+                selector.register(fd, selectors.EVENT_READ, job)
+            left = max(0.0, job.fresh.deadline - time.monotonic())
+            timeout = left if timeout is None else min(timeout, left)
+        try:
+            ready = selector.select(timeout)
+        finally:
+            selector.close()
+        for key, mask in ready:
+            if key.data is None:
+                if mask & selectors.EVENT_WRITE:
+                    self.host.flush()
+                if mask & selectors.EVENT_READ:
+                    self.host.receive()
+        while self.host.inbox:
+            self._on_host(self.host.inbox.popleft())
+        for job in list(self.running.values()):
+            if job.fresh is not None and (done := job.fresh.poll()) is not None:
+                self._finish(job, *done)
+                workdirs.remove(job.fresh.folder)
+
+    def _on_host(self, message: messages.Message) -> None:
+        if isinstance(message, messages.ActivationFailed) and message.key in self.running:
+            outcome = ChildOutcome(error=message.error)
+            self._finish(self.running[message.key], outcome, message.log)
+            return
+        if not isinstance(message, messages.ChildEnded) or message.baseline:
+            return
+        job = self.running.get(message.key)
+        if job is None:
+            return
+        log = message.report.log if message.report is not None else ""
+        if os.environ.get(TIMING) and message.report is not None:
+            log += "\n" + _timing_line(job.started, message.report.timing)
+        self._finish(job, outcome_of(message), log)
+
+    def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
+        del self.running[job.index]
+        mutant = job.plan.mutant
+        status, reason = decide(mutant, outcome)
+        result = MutantResult(
+            mutant,
+            status,
+            reason,
+            tests=_ran(outcome),
+            selection=job.plan.selection,
+            path=job.activation.mode,
+            duration=time.perf_counter() - job.started,
+            outcome=outcome,
+        )
+        log = [
+            f"mutant {mutant.id} ({job.activation.mode}"
+            + (f": {job.activation.why})" if job.activation.why else ")"),
+            "selected: " + ", ".join(job.plan.tests),
+            *(
+                f"{t.outcome.value:8} {t.nodeid} ({t.duration:.3f}s) {t.message}"
+                for t in result.tests
+            ),
+            child_log,
+            f"verdict: {status.value}: {reason}",
+        ]
+        self._record(job.index, result, "\n".join(line for line in log if line))
+
+    def _record(self, index: int, result: MutantResult, log: str) -> None:
+        self.results[index] = result
+        self.events.mutant_finished(result, log)
+
+    def kill_fresh(self) -> None:
+        for job in self.running.values():
+            if job.fresh is not None:
+                job.fresh.kill()
+
+    def unfinished(self) -> list[Mutant]:
+        return [job.plan.mutant for job in (*self.running.values(), *self.pending)]
+
+
+def unviable(mutant: Mutant, reason: str) -> MutantResult:
+    return MutantResult(mutant, Status.ERROR, reason)
+
+
+def _ran(outcome: ChildOutcome) -> tuple[TestResult, ...]:
+    """What ran, with the test a crash or timeout interrupted recorded as its killer."""
+    tests = outcome.tests
+    interrupted = outcome.crash or outcome.timed_out is not None
+    if interrupted and outcome.current and outcome.current not in {t.nodeid for t in tests}:
+        what = "timeout" if outcome.timed_out is not None else f"crash: {outcome.crash}"
+        tests = (*tests, TestResult(outcome.current, TestOutcome.ERROR, 0.0, what))
+    return tests
+
+
+def _timing_line(dispatched: float, timing: dict[str, float]) -> str:
+    """Milliseconds between the steps of one forked mutant (all perf_counter, one clock)."""
+    steps = ["fork", "child", "ready", "tested", "got", "sent"]
+    marks = [("dispatched", dispatched)] + [(s, timing[s]) for s in steps if s in timing]
+    marks.append(("handled", time.perf_counter()))
+    parts = [f"{b[0]} +{1000 * (b[1] - a[1]):.1f}" for a, b in itertools.pairwise(marks)]
+    return "timing ms: " + ", ".join(parts)

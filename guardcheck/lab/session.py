@@ -1,0 +1,223 @@
+"""A lab session: the pytest host's lifetime, collection, the baseline, then every mutant.
+
+    with LabSession(options, mutants) as lab:
+        collected = lab.collect()     # node ids, before any test runs
+        ...                           # the caller checks killed_by against them
+        report = lab.run(events)      # baseline, plan, execute
+
+The host starts when the session opens, and the mutants are classified
+(code swap in a fork, or a fresh interpreter) while it collects. Leaving the
+session stops every child process and removes the scratch folder, whatever
+happened; the working tree is never written to.
+
+Errors: BaselineFailed (exit 3) for collection errors and crashed, red or
+flaky baselines; HostDied (exit 2) when pytest cannot start. Once the
+baseline is under way, the host dying or an internal error does not raise:
+`run` returns the results so far with `RunReport.incomplete` saying why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from guardcheck import messages
+from guardcheck.child import workdirs
+from guardcheck.lab.baseline import BaselineFailed, judge_baseline
+from guardcheck.lab.classify import Activation, Unviable, classify
+from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
+from guardcheck.lab.processes import HostDied, HostInfo, HostProcess
+from guardcheck.lab.scheduler import LabEvents, Scheduler, unviable
+from guardcheck.model import BaselineTest, ExecutionPath, Mutant, MutantResult, RunReport
+from guardcheck.options import RunOptions
+
+KEEP_SCRATCH = "GUARDCHECK_KEEP_SCRATCH"  # debugging: keep host.log and fresh runs' logs
+
+
+class LabSession:
+    def __init__(self, options: RunOptions, mutants: Sequence[Mutant]) -> None:
+        self.options = options
+        self.mutants = list(mutants)
+        self.scratch = Path(tempfile.mkdtemp(prefix="guardcheck-lab-"))
+        self.host: HostProcess | None = None
+        self.info: HostInfo | None = None
+        self.scheduler: Scheduler | None = None
+        self.activations: list[Activation | str] = []
+        self.interrupted = False
+        self._launched = 0.0
+
+    def __enter__(self) -> LabSession:
+        try:
+            self._launched = time.perf_counter()
+            self.host = HostProcess(
+                self.options,
+                self.scratch,
+                measured_source(self.options, self.mutants),
+                baseline_runs=self.options.baseline_runs,
+            )
+            # Classify while pytest starts and collects in the host: the two overlap.
+            self.activations = [_classify(m, self.options) for m in self.mutants]
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close(urgent=kind is KeyboardInterrupt or self.interrupted)
+
+    def collect(self) -> tuple[str, ...]:
+        """The node ids pytest collected; raises BaselineFailed when collection failed."""
+        assert self.host is not None
+        message = _wait_for(self.host, (messages.Collected, messages.CollectFailed))
+        startup = time.perf_counter() - self._launched
+        if isinstance(message, messages.CollectFailed):
+            errors = "\n".join(f"  {e}" for e in message.errors)
+            raise BaselineFailed(f"pytest could not collect the tests:\n{errors}")
+        assert isinstance(message, messages.Collected)
+        paths = {t.nodeid: t.path for t in message.tests}
+        self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
+        return tuple(paths)
+
+    def run(self, events: LabEvents) -> RunReport:
+        """The baseline, then every mutant; results come back in the mutants' order."""
+        if self.info is None:
+            self.collect()
+        assert self.host is not None
+        assert self.info is not None
+        started = time.perf_counter()
+        report = RunReport(root=str(self.options.root), matrix=self.options.matrix)
+        results: dict[int, MutantResult] = {}
+        try:
+            events.baseline_started()
+            runs = [
+                _wait_for(self.host, (messages.ChildEnded,))
+                for _ in range(self.options.baseline_runs)
+            ]
+            ended = [m for m in runs if isinstance(m, messages.ChildEnded)]
+            baseline, coverage = judge_baseline(ended, self.info.paths, self.options.root)
+            report.baseline = baseline
+            # Wall time: starting pytest, collecting, the tests under coverage (and reruns).
+            report.baseline_seconds = time.perf_counter() - self._launched
+            events.baseline_finished(baseline, report.baseline_seconds)
+            self.scheduler = Scheduler(
+                self.options, events, self.host, self.info, self.scratch, results
+            )
+            for index, (mutant, activation) in enumerate(
+                zip(self.mutants, self.activations, strict=True)
+            ):
+                self._plan(index, mutant, activation, baseline, coverage)
+            self.scheduler.run()
+        except KeyboardInterrupt:
+            self.interrupted = report.interrupted = True
+        except BaselineFailed:
+            raise
+        except HostDied as exc:
+            report.incomplete = str(exc)
+        except Exception as exc:  # an internal error: keep what finished, say why
+            report.incomplete = (
+                f"internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+            )
+        report.results = [results[i] for i in sorted(results)]
+        report.wall_seconds = time.perf_counter() - started
+        return report
+
+    def _plan(
+        self,
+        index: int,
+        mutant: Mutant,
+        activation: Activation | str,
+        baseline: list[BaselineTest],
+        coverage: CoverageMap,
+    ) -> None:
+        assert self.scheduler is not None
+        if isinstance(activation, str):  # unviable: the mutated text does not compile
+            self.scheduler.record(index, unviable(mutant, activation))
+            return
+        plan = plan_mutant(
+            mutant,
+            baseline,
+            coverage,
+            whole_file=activation.mode is ExecutionPath.FRESH,
+            timeout_factor=self.options.timeout_factor,
+            timeout_constant=self.options.timeout_constant,
+        )
+        if isinstance(plan, EarlyResult):
+            result = MutantResult(
+                mutant, plan.status, plan.reason, selection=plan.selection, path=activation.mode
+            )
+            self.scheduler.record(index, result)
+            return
+        self.scheduler.add(index, plan, activation)
+
+    def close(self, *, urgent: bool = False) -> None:
+        if self.scheduler is not None:
+            self.scheduler.kill_fresh()
+        if self.host is not None:
+            self.host.stop(urgent=urgent)
+            self.host = None
+        if os.environ.get(KEEP_SCRATCH):
+            print(f"guardcheck: scratch folder kept: {self.scratch}", file=sys.stderr)
+        else:
+            workdirs.remove(self.scratch)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM takes the Ctrl-C route: children are stopped before anything returns."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _classify(mutant: Mutant, options: RunOptions) -> Activation | str:
+    try:
+        return classify(mutant, options.root)
+    except Unviable as exc:
+        return str(exc)
+
+
+def measured_source(options: RunOptions, mutants: Sequence[Mutant]) -> list[str]:
+    """Folders coverage measures: [tool.guardcheck] source, else the mutants' folders."""
+    if options.source:
+        return [str(options.resolve(Path(s))) for s in options.source]
+    folders = {str((options.root / c.path).parent) for m in mutants for c in m.changes}
+    return sorted(folders) or [str(options.root)]
+
+
+def _wait_for(host: HostProcess, kinds: tuple[type, ...]) -> messages.Message:
+    selector = selectors.DefaultSelector()
+    selector.register(host.fileno(), selectors.EVENT_READ)
+    try:
+        while True:
+            while host.inbox:
+                message = host.inbox.popleft()
+                if isinstance(message, kinds):
+                    return message
+            selector.select()
+            host.receive()
+    finally:
+        selector.close()
