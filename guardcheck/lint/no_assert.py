@@ -74,6 +74,8 @@ class AssertionSearch:
     def __init__(self, cache: ParseCache) -> None:
         self.cache = cache
         self._module_functions: dict[Path, dict[str, Function]] = {}
+        # Keyed by id(): the parsed trees stay alive in the cache for the whole run.
+        self._evidence_of: dict[int, _Evidence] = {}
 
     def reaches_assertion(self, start: _Where) -> bool:
         # Reachability over the call graph, not memoised recursion: a cycle must
@@ -85,14 +87,22 @@ class AssertionSearch:
             if id(where.function) in seen:
                 continue
             seen.add(id(where.function))
-            visitor = _EvidenceVisitor(where.file)
-            where.function.body.visit(visitor)
-            if visitor.evidence.asserts:
+            evidence = self._evidence(where)
+            if evidence.asserts:
                 return True
-            pending.extend(self._callees(where, visitor.evidence.calls))
+            pending.extend(self._callees(where, evidence.calls))
             if where is start or self._is_fixture(where):
                 pending.extend(self._fixtures(where))
         return False
+
+    def _evidence(self, where: _Where) -> _Evidence:
+        # Cached per function: every test of a file walks the same conftest fixtures.
+        key = id(where.function)
+        if key not in self._evidence_of:
+            visitor = _EvidenceVisitor(where.file)
+            where.function.body.visit(visitor)
+            self._evidence_of[key] = visitor.evidence
+        return self._evidence_of[key]
 
     def _is_fixture(self, where: _Where) -> bool:
         for decorator in where.function.decorators:
@@ -154,6 +164,8 @@ class AssertionSearch:
         import mode puts it on sys.path)."""
         level = len(module) - len(module.lstrip("."))
         parts = module.lstrip(".").split(".")
+        if level > len(file.path.parents):
+            return
         bases = [file.path.parents[level - 1]] if level else [self.cache.root, file.path.parent]
         for base in bases:
             for path in (

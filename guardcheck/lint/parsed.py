@@ -7,6 +7,7 @@ without each rule re-implementing import resolution.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,16 +72,10 @@ def _resolved(mapping: Mapping[cst.CSTNode, Any], node: cst.CSTNode, default: T)
 def parse_test_file(path: Path, display: str) -> TestFile | Finding:
     """The parsed file, or a parse-error finding: a broken file must not end the run."""
     try:
-        module = cst.parse_module(path.read_bytes())  # bytes: libcst honours the coding cookie
+        source = path.read_bytes()
+        module = cst.parse_module(source)  # bytes: libcst honours the coding cookie
     except cst.ParserSyntaxError as exc:
-        return Finding(
-            display,
-            exc.raw_line,
-            exc.raw_column + 1,
-            PARSE_ERROR,
-            f"not valid Python, nothing in it was checked: {exc.message}",
-            "fix the syntax error (pytest cannot import this file either)",
-        )
+        return _parse_error(display, source, exc)
     except (OSError, UnicodeDecodeError) as exc:
         return Finding(
             display, 1, 1, PARSE_ERROR, f"cannot be read: {exc}", "make the file readable text"
@@ -95,6 +90,22 @@ def parse_test_file(path: Path, display: str) -> TestFile | Finding:
         qualified=wrapper.resolve(QualifiedNameProvider),
         scopes=wrapper.resolve(ScopeProvider),
     )
+
+
+def _parse_error(display: str, source: bytes, exc: cst.ParserSyntaxError) -> Finding:
+    # Python's own parser names the line pytest will show; libcst's recovery point
+    # is often a line later. Only if Python accepts the file is libcst the reason.
+    try:
+        compile(source, display, "exec", flags=ast.PyCF_ONLY_AST)
+    except SyntaxError as syntax:
+        line, column = syntax.lineno or 1, syntax.offset or 1
+        message = f"not valid Python, nothing in it was checked: {syntax.msg}"
+        fix = "fix the syntax error (pytest cannot import this file either)"
+    else:
+        line, column = exc.raw_line, exc.raw_column + 1
+        message = f"libcst cannot parse it, nothing in it was checked: {exc.message}"
+        fix = "Python accepts it, so this is a gap in guardcheck: please report it"
+    return Finding(display, line, column, PARSE_ERROR, message, fix)
 
 
 class ParseCache:

@@ -32,12 +32,21 @@ class _SourceReading(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self.values.record_assign(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        file = self.file
-        names = file.names(node.func) & (GETSOURCE | GETSOURCEFILE)
+    # Any reference, not only a call: `map(inspect.getsource, functions)` reads source too.
+    def visit_Name(self, node: cst.Name) -> None:
+        self._getsource(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._getsource(node)
+
+    def _getsource(self, node: cst.Name | cst.Attribute) -> None:
+        names = self.file.names(node) & (GETSOURCE | GETSOURCEFILE)
         if names:
             self._add(node, f"reads source code with {min(names)}()")
-        elif self.values.reads_source_file(node):
+
+    def visit_Call(self, node: cst.Call) -> None:
+        file = self.file
+        if self.values.reads_source_file(node):
             self._add(node, "reads a Python source file (__file__ or a .py path) as text")
         elif (
             file.refers_to(node.func, {"ast.parse"})

@@ -94,7 +94,7 @@ class Values:
             return any(self.is_anchor(v, seen) for v in self._bound_values(node, seen))
         if isinstance(node, cst.Attribute):
             return node.attr.value == "__file__" or (
-                node.attr.value == "parent" and self.is_anchor(node.value, seen)
+                node.attr.value in ("parent", "parents") and self.is_anchor(node.value, seen)
             )
         if isinstance(node, cst.Subscript):  # Path(__file__).parents[2]
             return self.is_anchor(node.value, seen)
