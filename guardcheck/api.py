@@ -21,6 +21,7 @@ from guardcheck.catalogue.validate import Assessment, assess, check_killers_coll
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
+from guardcheck.lint import LintReport, lint_paths
 from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport
 from guardcheck.options import RunOptions, load_options
 from guardcheck.reports import FanOut, RunEvents
@@ -177,5 +178,13 @@ def _unknown_message(unknown: list[str], declared: list[str], assessment: Assess
     return "\n".join(lines)
 
 
+def lint_tests(paths: Sequence[Path], root: Path) -> LintReport:
+    """Static test-smell findings for the test files under `paths` (see docs/lint-tests.md).
+
+    Raises GuardcheckError (exit 2) when a path does not exist.
+    """
+    return lint_paths(paths, root)
+
+
 # Types the commands render; re-exported so commands import nothing but this module.
-__all__ += ["BaselineTest", "MutantResult", "Row"]
+__all__ += ["BaselineTest", "LintReport", "MutantResult", "Row", "lint_tests"]

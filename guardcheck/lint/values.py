@@ -1,0 +1,176 @@
+"""What an expression holds, as far as a single file shows: the path of a .py file, or code text.
+
+Names are followed one assignment at a time through libcst's scope analysis,
+so `src = inspect.getsource(f)` then `src[:200]` is seen; anything flowing
+through calls, attributes or containers is not (see docs/lint-tests.md).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import Assignment
+
+from guardcheck.lint.parsed import TestFile
+
+GETSOURCE = frozenset({"inspect.getsource", "inspect.getsourcelines"})
+GETSOURCEFILE = frozenset({"inspect.getsourcefile"})
+PATH_TYPES = frozenset(
+    {f"pathlib.{name}" for name in ("Path", "PurePath", "PosixPath", "WindowsPath")}
+)
+CWD = frozenset({"pathlib.Path.cwd", "os.getcwd"})
+DIRNAME = frozenset({"os.path.dirname", "os.path.abspath", "os.path.realpath"})
+OPEN = frozenset({"builtins.open", "io.open"})
+# Methods that keep a path naming the same file, and those that keep code text code text.
+SAME_FILE_METHODS = frozenset({"resolve", "absolute", "expanduser"})
+TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "splitlines", "decode"})
+READ_METHODS = frozenset({"read_text", "read_bytes"})
+
+
+def _literal_py(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.SimpleString | cst.ConcatenatedString):
+        value = node.evaluated_value
+        if isinstance(value, bytes):
+            return value.endswith(b".py")
+        return isinstance(value, str) and value.endswith(".py")
+    return False
+
+
+class Values:
+    """Answers about expressions of one file; assignments are indexed as rules walk the tree."""
+
+    def __init__(self, file: TestFile) -> None:
+        self.file = file
+        self._assigned: dict[cst.CSTNode, cst.BaseExpression] = {}
+
+    def record_assign(self, node: cst.Assign | cst.AnnAssign) -> None:
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        if node.value is not None:
+            for target in targets:
+                self._assigned[target] = node.value
+
+    def _bound_values(self, name: cst.Name, seen: set[cst.CSTNode]) -> list[cst.BaseExpression]:
+        scope = self.file.scope(name)
+        if scope is None or name in seen:
+            return []
+        seen.add(name)  # `src = src.strip()` must not recurse forever
+        return [
+            self._assigned[a.node]
+            for a in scope[name.value]
+            if isinstance(a, Assignment) and a.node in self._assigned
+        ]
+
+    def is_source_path(
+        self, node: cst.BaseExpression, seen: set[cst.CSTNode] | None = None
+    ) -> bool:
+        """A .py file of the real tree: `__file__`, `mod.__file__`, "x.py", `ROOT / "x.py"`, ...
+
+        A .py name joined onto anything else (`tmp_path / "app.py"`, a fixture's
+        project folder) is a file the test wrote itself, and reading it back is fine.
+        """
+        seen = set() if seen is None else seen
+        if isinstance(node, cst.Name):
+            if node.value == "__file__":
+                return True
+            return any(self.is_source_path(v, seen) for v in self._bound_values(node, seen))
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "__file__"
+        if isinstance(node, cst.BinaryOperation):
+            return isinstance(node.operator, cst.Divide) and self._joined(
+                [node.left, node.right], seen
+            )
+        if isinstance(node, cst.Call):
+            return self._call_gives_source_path(node, seen)
+        return _literal_py(node)
+
+    def is_anchor(self, node: cst.BaseExpression, seen: set[cst.CSTNode]) -> bool:
+        """A place in the real tree: a literal, `__file__` and what is derived from it."""
+        if isinstance(node, cst.SimpleString | cst.ConcatenatedString):
+            return True
+        if isinstance(node, cst.Name):
+            if node.value == "__file__":
+                return True
+            return any(self.is_anchor(v, seen) for v in self._bound_values(node, seen))
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "__file__" or (
+                node.attr.value in ("parent", "parents") and self.is_anchor(node.value, seen)
+            )
+        if isinstance(node, cst.Subscript):  # Path(__file__).parents[2]
+            return self.is_anchor(node.value, seen)
+        if isinstance(node, cst.BinaryOperation):
+            return isinstance(node.operator, cst.Divide) and all(
+                self.is_anchor(part, seen) for part in (node.left, node.right)
+            )
+        if not isinstance(node, cst.Call):
+            return False
+        if self.file.refers_to(node.func, CWD):
+            return True
+        if self.file.refers_to(node.func, PATH_TYPES | DIRNAME | {"os.path.join"}):
+            return bool(node.args) and all(self.is_anchor(a.value, seen) for a in node.args)
+        return (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in SAME_FILE_METHODS
+            and self.is_anchor(node.func.value, seen)
+        )
+
+    def _joined(self, parts: list[cst.BaseExpression], seen: set[cst.CSTNode]) -> bool:
+        """`a / b`, Path(a, b), os.path.join(a, b): the last part names the file, the
+        others must be places in the real tree."""
+        *base, final = parts
+        if not base:
+            return self.is_source_path(final, seen)
+        return _literal_py(final) and all(self.is_anchor(part, seen) for part in base)
+
+    def _call_gives_source_path(self, call: cst.Call, seen: set[cst.CSTNode]) -> bool:
+        file = self.file
+        if file.refers_to(call.func, GETSOURCEFILE):
+            return True
+        if file.refers_to(call.func, PATH_TYPES | {"os.path.join"}):
+            return bool(call.args) and self._joined([a.value for a in call.args], seen)
+        if isinstance(call.func, cst.Attribute):
+            method = call.func.attr.value
+            if method in SAME_FILE_METHODS:
+                return self.is_source_path(call.func.value, seen)
+            if method in ("with_suffix", "with_name"):
+                return (
+                    bool(call.args)
+                    and _literal_py(call.args[0].value)
+                    and self.is_anchor(call.func.value, seen)
+                )
+        return False
+
+    def is_source_text(
+        self, node: cst.BaseExpression, seen: set[cst.CSTNode] | None = None
+    ) -> bool:
+        """Code read from a module: getsource(...), a .py file's contents, or a name bound to it."""
+        seen = set() if seen is None else seen
+        if isinstance(node, cst.Name):
+            return any(self.is_source_text(v, seen) for v in self._bound_values(node, seen))
+        if isinstance(node, cst.Subscript):  # getsourcelines(f)[0]
+            return self.is_source_text(node.value, seen)
+        if not isinstance(node, cst.Call):
+            return False
+        if self.file.refers_to(node.func, GETSOURCE):
+            return True
+        if self.file.refers_to(node.func, {"textwrap.dedent"}):
+            return bool(node.args) and self.is_source_text(node.args[0].value, seen)
+        return self.reads_source_file(node, seen) or self._method_keeps_text(node, seen)
+
+    def reads_source_file(self, call: cst.Call, seen: set[cst.CSTNode] | None = None) -> bool:
+        """open(SOURCE_PATH), SOURCE_PATH.read_text() / .read_bytes() / .open()."""
+        seen = set() if seen is None else seen
+        if self.file.refers_to(call.func, OPEN):
+            return bool(call.args) and self.is_source_path(call.args[0].value, seen)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in {*READ_METHODS, "open"}:
+            return self.is_source_path(call.func.value, seen)
+        return False
+
+    def _method_keeps_text(self, call: cst.Call, seen: set[cst.CSTNode]) -> bool:
+        if not isinstance(call.func, cst.Attribute):
+            return False
+        method = call.func.attr.value
+        receiver = call.func.value
+        if method in ("read", "readlines") and isinstance(receiver, cst.Call):
+            return self.reads_source_file(receiver, seen)  # open(__file__).read()
+        return method in TEXT_METHODS and self.is_source_text(receiver, seen)
