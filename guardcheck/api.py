@@ -7,3 +7,23 @@ exit code.
 """
 
 from __future__ import annotations
+
+# --- equiv (guardcheck/equiv/: differential fuzzing across revisions) ---------------------
+# Hypothesis is imported when `equiv` runs, not when a command imports this module.
+from typing import TYPE_CHECKING
+
+from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest  # noqa: F401
+
+if TYPE_CHECKING:
+    from guardcheck.equiv.check import EquivResult
+
+
+def equiv(request: EquivRequest) -> EquivResult:
+    """Compare OLD and NEW (functions, or with `stateful` zero-argument factories) on the
+    same generated inputs; the result says whether they agree and renders text or JSON."""
+    from guardcheck.equiv.check import check
+
+    return check(request)
+
+
+# --- end equiv

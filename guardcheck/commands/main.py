@@ -10,6 +10,7 @@ import click
 
 from guardcheck import __version__
 from guardcheck.commands.catalogue import COMMANDS as CATALOGUE_COMMANDS
+from guardcheck.commands.equiv import equiv_command
 from guardcheck.commands.group import GuardcheckGroup
 from guardcheck.commands.run import run
 from guardcheck.options import find_root, load_settings
@@ -42,7 +43,7 @@ def main(ctx: click.Context, root: Path | None, catalogues: tuple[Path, ...]) ->
     ctx.obj = settings
 
 
-for command in (*CATALOGUE_COMMANDS, run):
+for command in (*CATALOGUE_COMMANDS, run, equiv_command):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

@@ -73,8 +73,13 @@ def int_pool(constants: Iterable[float | int]) -> list[int]:
             pool |= {math.floor(c), math.ceil(c)}
             for base in _RATIO_BASES:
                 edge = base * c
-                pool |= {base, math.floor(edge) - 1, math.floor(edge), math.ceil(edge),
-                         math.ceil(edge) + 1}
+                pool |= {
+                    base,
+                    math.floor(edge) - 1,
+                    math.floor(edge),
+                    math.ceil(edge),
+                    math.ceil(edge) + 1,
+                }
     return _simple_first(pool)[:MAX_POOL]
 
 

@@ -48,7 +48,9 @@ def canon(value: Any, _depth: int = 0) -> Any:
         items = [(canon(k, _depth + 1), canon(v, _depth + 1)) for k, v in value.items()]
         return ("mapping", sorted(items, key=repr))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = [(f.name, canon(getattr(value, f.name), _depth + 1)) for f in dataclasses.fields(value)]
+        fields = [
+            (f.name, canon(getattr(value, f.name), _depth + 1)) for f in dataclasses.fields(value)
+        ]
         return ("dataclass", type_name(kind), fields)
     return ("object", type_name(kind), value)
 

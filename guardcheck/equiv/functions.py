@@ -12,7 +12,7 @@ from hypothesis.strategies import SearchStrategy
 
 from guardcheck.equiv.boundary import numeric_constants
 from guardcheck.equiv.inputs import arguments, needs_copy, parameters, signature_text, translator
-from guardcheck.equiv.request import EquivRequest
+from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest
 from guardcheck.equiv.resolve import Resolved, Target, resolve, resolve_callable, search_paths
 from guardcheck.equiv.search import Differ, SearchOptions, SearchResult, search
 from guardcheck.errors import GuardcheckError
@@ -52,8 +52,9 @@ def user_hook(text: str | None, paths: Sequence[Path], what: str) -> Any:
         raise GuardcheckError(f"--strategy {text}() raised {type(exc).__name__}: {exc}") from None
 
 
-def _positional_adapter(function: Callable[..., Any], params: Sequence[inspect.Parameter]
-                        ) -> Callable[..., Any]:
+def _positional_adapter(
+    function: Callable[..., Any], params: Sequence[inspect.Parameter]
+) -> Callable[..., Any]:
     """Inputs are keyword dicts; positional-only parameters are passed by position."""
     positional = [p.name for p in params if p.kind is p.POSITIONAL_ONLY]
     if not positional:
@@ -97,7 +98,10 @@ def compare_functions(request: EquivRequest) -> FunctionReport:
         assume=assume,
         copy_inputs=strategy is not None or needs_copy(args or []),
     )
-    options = SearchOptions(examples=request.examples, seed=request.seed, backend=request.backend)
+    options = SearchOptions(
+        examples=request.examples or DEFAULT_EXAMPLES, seed=request.seed, backend=request.backend
+    )
     result = search(differ, args, strategy, options)
-    return FunctionReport(request.old, request.new, old_sig, result,
-                          sorted(constants, key=lambda c: (abs(c), c)))
+    return FunctionReport(
+        request.old, request.new, old_sig, result, sorted(constants, key=lambda c: (abs(c), c))
+    )

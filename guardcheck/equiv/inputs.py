@@ -62,8 +62,10 @@ def parameters(function: Callable[..., Any], what: str) -> list[inspect.Paramete
     except (TypeError, ValueError) as exc:
         raise GuardcheckError(f"{what}: no signature for {function!r}: {exc}") from None
     found = hints(function, what)
-    return [p.replace(annotation=found.get(p.name, inspect.Parameter.empty))
-            for p in signature.parameters.values()]
+    return [
+        p.replace(annotation=found.get(p.name, inspect.Parameter.empty))
+        for p in signature.parameters.values()
+    ]
 
 
 def signature_text(params: Sequence[inspect.Parameter]) -> str:
@@ -104,8 +106,9 @@ def _strategy(annotation: Any, bound: int | None) -> st.SearchStrategy[Any]:
     return st.from_type(annotation)
 
 
-def _boundary(annotation: Any, finite: tuple[Any, ...] | None, constants: set[Any],
-              bound: int | None) -> tuple[Any, ...]:
+def _boundary(
+    annotation: Any, finite: tuple[Any, ...] | None, constants: set[Any], bound: int | None
+) -> tuple[Any, ...]:
     if finite is not None:
         return finite
     if annotation is int:
@@ -116,8 +119,9 @@ def _boundary(annotation: Any, finite: tuple[Any, ...] | None, constants: set[An
     return ()
 
 
-def arguments(params: Sequence[inspect.Parameter], constants: set[Any], bound: int | None,
-              what: str) -> list[Argument]:
+def arguments(
+    params: Sequence[inspect.Parameter], constants: set[Any], bound: int | None, what: str
+) -> list[Argument]:
     """Every parameter to generate: annotated ones; defaulted unannotated ones keep the default."""
     built = []
     for p in params:
@@ -137,36 +141,45 @@ def arguments(params: Sequence[inspect.Parameter], constants: set[Any], bound: i
                 "returning a strategy of keyword-argument dicts (st.fixed_dictionaries)"
             )
         finite = _finite(p.annotation, bound)
-        built.append(Argument(
-            name=p.name,
-            positional_only=p.kind is p.POSITIONAL_ONLY,
-            annotation=p.annotation,
-            strategy=st.sampled_from(finite) if finite is not None else _strategy(p.annotation, bound),
-            finite=finite,
-            boundary=_boundary(p.annotation, finite, constants, bound),
-        ))
+        built.append(
+            Argument(
+                name=p.name,
+                positional_only=p.kind is p.POSITIONAL_ONLY,
+                annotation=p.annotation,
+                strategy=st.sampled_from(finite)
+                if finite is not None
+                else _strategy(p.annotation, bound),
+                finite=finite,
+                boundary=_boundary(p.annotation, finite, constants, bound),
+            )
+        )
     return built
 
 
 def needs_copy(args: Sequence[Argument]) -> bool:
     """Mutable arguments are copied per call so OLD cannot change what NEW is given."""
     return not all(
-        isinstance(a.annotation, type) and issubclass(a.annotation, _IMMUTABLE)
+        (isinstance(a.annotation, type) and issubclass(a.annotation, _IMMUTABLE))
         or a.finite is not None
         for a in args
     )
 
 
-def translator(old: Sequence[inspect.Parameter], new: Sequence[inspect.Parameter]
-               ) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+def translator(
+    old: Sequence[inspect.Parameter], new: Sequence[inspect.Parameter]
+) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
     """Map OLD's enum members to NEW's same-named enum (a revision's enum is another class)."""
     new_by_name = {p.name: p.annotation for p in new}
     maps: dict[str, type[enum.Enum]] = {}
     for p in old:
         theirs = new_by_name.get(p.name)
-        if (isinstance(p.annotation, type) and issubclass(p.annotation, enum.Enum)
-                and isinstance(theirs, type) and issubclass(theirs, enum.Enum)
-                and theirs is not p.annotation):
+        if (
+            isinstance(p.annotation, type)
+            and issubclass(p.annotation, enum.Enum)
+            and isinstance(theirs, type)
+            and issubclass(theirs, enum.Enum)
+            and theirs is not p.annotation
+        ):
             maps[p.name] = theirs
     if not maps:
         return None

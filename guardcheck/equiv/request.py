@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BACKENDS = ("hypothesis", "crosshair")
+DEFAULT_EXAMPLES = 200_000
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class EquivRequest:
     strategy: str | None = None  # module:function returning a strategy of kwargs (or, stateful,
     # a mapping with "keys" and/or "values" strategies)
     assume: str | None = None  # module:function, a predicate over the kwargs
-    examples: int = 200_000
+    examples: int | None = None  # default: DEFAULT_EXAMPLES inputs, or stateful sequences
     bound: int | None = None  # ints within [-bound, bound]: a finite domain
     seed: int = 0
     backend: str = "hypothesis"

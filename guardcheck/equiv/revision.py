@@ -104,7 +104,9 @@ class _AliasImports(ast.NodeTransformer):
             if not self._ours(item.name):
                 statements.append(ast.Import(names=[item]))
             elif item.asname is not None:
-                statements.append(ast.Import(names=[ast.alias(f"{self.alias}.{item.name}", item.asname)]))
+                statements.append(
+                    ast.Import(names=[ast.alias(f"{self.alias}.{item.name}", item.asname)])
+                )
             else:
                 # `import target_app.x` binds `target_app`: bind it to the aliased
                 # top package without also binding the alias name in the module.
@@ -120,7 +122,9 @@ class _AliasImports(ast.NodeTransformer):
         return statements
 
 
-def rewrite_own_imports(source: str, filename: str, alias: str, own: frozenset[str]) -> types.CodeType:
+def rewrite_own_imports(
+    source: str, filename: str, alias: str, own: frozenset[str]
+) -> types.CodeType:
     tree = ast.parse(source, filename=filename)
     tree = _AliasImports(alias, own).visit(tree)
     ast.fix_missing_locations(tree)

@@ -75,7 +75,7 @@ class _Stop(Exception):
     """Ends a Hypothesis run once a disagreement is in hand (we shrink it ourselves)."""
 
 
-_QUIET = {
+QUIET = {
     "database": None,
     "deadline": None,
     "suppress_health_check": list(HealthCheck),
@@ -158,13 +158,14 @@ def _exhaustive(differ: Differ, args: Sequence[Argument], names: list[str]) -> N
 
 def _simplest(strategy: st.SearchStrategy[Any]) -> list[Any]:
     try:
-        return [find(strategy, lambda _: True, settings=settings(**_QUIET, max_examples=20))]
+        return [find(strategy, lambda _: True, settings=settings(**QUIET, max_examples=20))]
     except (NoSuchExample, HypothesisException):
         return []
 
 
-def _boundary(differ: Differ, pools: list[list[Any]], names: list[str], budget: int,
-              rng: random.Random) -> None:
+def _boundary(
+    differ: Differ, pools: list[list[Any]], names: list[str], budget: int, rng: random.Random
+) -> None:
     size = math.prod(len(p) for p in pools)
     combos: Iterable[Sequence[Any]]
     if size <= budget:
@@ -177,44 +178,54 @@ def _boundary(differ: Differ, pools: list[list[Any]], names: list[str], budget: 
             return
 
 
-def _hypothesis_pools(differ: Differ, args: Sequence[Argument], boundary: list[list[Any]],
-                      names: list[str], budget: int, options: SearchOptions) -> None:
-    draws = st.tuples(*(st.lists(a.strategy, min_size=POOL_SIZE, max_size=POOL_SIZE)
-                        for a in args))
+def _hypothesis_pools(
+    differ: Differ,
+    args: Sequence[Argument],
+    boundary: list[list[Any]],
+    names: list[str],
+    budget: int,
+    options: SearchOptions,
+) -> None:
+    draws = st.tuples(*(st.lists(a.strategy, min_size=POOL_SIZE, max_size=POOL_SIZE) for a in args))
 
     @seed(options.seed)
-    @settings(**_QUIET, max_examples=max(1, math.ceil(budget / COMBINATIONS)),
-              phases=[Phase.generate])
+    @settings(
+        **QUIET, max_examples=max(1, math.ceil(budget / COMBINATIONS)), phases=[Phase.generate]
+    )
     @given(draws, st.integers(0, 2**32 - 1))
     def batch(drawn: tuple[list[Any], ...], rng_seed: int) -> None:
         rng = random.Random(rng_seed)
         pools = [list(values) + extra for values, extra in zip(drawn, boundary, strict=True)]
         left = budget - differ.result.counts["hypothesis"]
         for _ in range(min(COMBINATIONS, left)):
-            differ.trial({n: rng.choice(p) for n, p in zip(names, pools, strict=True)}, "hypothesis")
+            differ.trial(
+                {n: rng.choice(p) for n, p in zip(names, pools, strict=True)}, "hypothesis"
+            )
         if differ.found or left <= COMBINATIONS:
             raise _Stop
 
     _run_given(batch)
 
 
-def _hypothesis_dicts(differ: Differ, strategy: st.SearchStrategy[dict[str, Any]], budget: int,
-                      options: SearchOptions) -> None:
+def _hypothesis_dicts(
+    differ: Differ, strategy: st.SearchStrategy[dict[str, Any]], budget: int, options: SearchOptions
+) -> None:
     @seed(options.seed)
-    @settings(**_QUIET, max_examples=max(1, math.ceil(budget / DICT_BATCH)),
-              phases=[Phase.generate])
+    @settings(**QUIET, max_examples=max(1, math.ceil(budget / DICT_BATCH)), phases=[Phase.generate])
     @given(st.lists(strategy, min_size=DICT_BATCH, max_size=DICT_BATCH))
     def batch(drawn: list[dict[str, Any]]) -> None:
-        for kwargs in drawn:
+        left = budget - differ.result.counts["hypothesis"]
+        for kwargs in drawn[:left]:
             differ.trial(dict(kwargs), "hypothesis")
-        if differ.found or differ.result.counts["hypothesis"] >= budget:
+        if differ.found or len(drawn) >= left:
             raise _Stop
 
     _run_given(batch)
 
 
-def _crosshair(differ: Differ, strategy: st.SearchStrategy[dict[str, Any]], budget: int,
-               options: SearchOptions) -> None:
+def _crosshair(
+    differ: Differ, strategy: st.SearchStrategy[dict[str, Any]], budget: int, options: SearchOptions
+) -> None:
     try:
         import hypothesis_crosshair_provider  # noqa: F401  (registers the backend)
     except ImportError:
@@ -225,7 +236,7 @@ def _crosshair(differ: Differ, strategy: st.SearchStrategy[dict[str, Any]], budg
     last: list[dict[str, Any]] = []
 
     @seed(options.seed)
-    @settings(**_QUIET, max_examples=budget, phases=[Phase.generate], backend="crosshair")
+    @settings(**QUIET, max_examples=budget, phases=[Phase.generate], backend="crosshair")
     @given(strategy)
     def symbolic(kwargs: dict[str, Any]) -> None:
         before = len(differ.found)
@@ -260,19 +271,28 @@ def _near(argument: Argument, value: Any) -> st.SearchStrategy[Any]:
     return st.sampled_from(pool + [value] * len(pool))
 
 
-def _smallest(differ: Differ, key: tuple[str, str],
-              starts: Iterable[st.SearchStrategy[dict[str, Any]]]) -> dict[str, Any] | None:
+def _smallest(
+    differ: Differ, key: tuple[str, str], starts: Iterable[st.SearchStrategy[dict[str, Any]]]
+) -> dict[str, Any] | None:
     for start, examples in zip(starts, SHRINK_EXAMPLES, strict=False):
         try:
-            return dict(find(start, differ.disagrees_like(key),
-                             settings=settings(**_QUIET, max_examples=examples, derandomize=True)))
+            return dict(
+                find(
+                    start,
+                    differ.disagrees_like(key),
+                    settings=settings(**QUIET, max_examples=examples, derandomize=True),
+                )
+            )
         except (NoSuchExample, HypothesisException):
             continue
     return None
 
 
-def _shrink(differ: Differ, args: Sequence[Argument] | None,
-            strategy: st.SearchStrategy[dict[str, Any]] | None) -> list[Disagreement]:
+def _shrink(
+    differ: Differ,
+    args: Sequence[Argument] | None,
+    strategy: st.SearchStrategy[dict[str, Any]] | None,
+) -> list[Disagreement]:
     """Shrink each found input with Hypothesis.
 
     First from the plain strategies (measured to shrink best: integers shrink
