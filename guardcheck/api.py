@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from guardcheck.catalogue.listing import Row, listing_json, rows
 from guardcheck.catalogue.load import did_you_mean
 from guardcheck.catalogue.select import select_mutants
 from guardcheck.catalogue.validate import Assessment, assess, check_killers_collected, validate
+from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
@@ -28,6 +29,9 @@ from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
 from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
 from guardcheck.worktree import revert as revert_mutant
+
+if TYPE_CHECKING:
+    from guardcheck.equiv.check import EquivResult
 
 __all__ = [
     "CatalogueInvalid",
@@ -186,5 +190,23 @@ def lint_tests(paths: Sequence[Path], root: Path) -> LintReport:
     return lint_paths(paths, root)
 
 
+def equiv(request: EquivRequest) -> EquivResult:
+    """Compare OLD and NEW (functions, or with `stateful` zero-argument factories) on the
+    same generated inputs; the result says whether they agree and renders text or JSON."""
+    # Hypothesis is imported when `equiv` runs, not when a command imports this module.
+    from guardcheck.equiv.check import check
+
+    return check(request)
+
+
 # Types the commands render; re-exported so commands import nothing but this module.
-__all__ += ["BaselineTest", "LintReport", "MutantResult", "Row", "lint_tests"]
+__all__ += [
+    "DEFAULT_EXAMPLES",
+    "BaselineTest",
+    "EquivRequest",
+    "LintReport",
+    "MutantResult",
+    "Row",
+    "equiv",
+    "lint_tests",
+]

@@ -8,6 +8,7 @@ import click
 
 from guardcheck import __version__
 from guardcheck.commands.catalogue import COMMANDS as CATALOGUE_COMMANDS
+from guardcheck.commands.equiv import equiv_command
 from guardcheck.commands.group import GuardcheckGroup, global_options
 from guardcheck.commands.lint import lint_tests_command
 from guardcheck.commands.run import run
@@ -24,7 +25,7 @@ def main() -> None:
     """
 
 
-for command in (*CATALOGUE_COMMANDS, run, lint_tests_command):
+for command in (*CATALOGUE_COMMANDS, run, lint_tests_command, equiv_command):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

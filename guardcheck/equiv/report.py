@@ -1,0 +1,128 @@
+"""`equiv` results as text for people and JSON (`version` 1) for machines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from guardcheck.equiv.compare import Outcome
+from guardcheck.equiv.functions import FunctionReport
+from guardcheck.equiv.search import TIERS, Disagreement
+from guardcheck.equiv.stateful import StatefulResult
+
+JSON_VERSION = 1
+
+
+def _n(count: int) -> str:
+    return f"{count:,}"
+
+
+def evidence(report: FunctionReport) -> str:
+    """'exhaustive: every input' / 'boundary 50,000, hypothesis 150,000' ..."""
+    result = report.result
+    if result.complete:
+        return f"exhaustive: every one of the {_n(result.counts['exhaustive'])} inputs"
+    parts = [f"{tier} {_n(result.counts[tier])}" for tier in TIERS if result.counts[tier]]
+    shown = ", ".join(parts) or "none"
+    if result.counts["boundary"] and report.constants:
+        constants = ", ".join(repr(c) for c in report.constants[:12])
+        shown += f"; boundary values from the constants {constants}"
+    if result.rejected:
+        shown += f"; --assume ruled out {_n(result.rejected)}"
+    return shown
+
+
+def _call(name: str, kwargs: dict[str, Any]) -> str:
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
+
+
+def function_text(report: FunctionReport) -> str:
+    result = report.result
+    name = report.old.split(":", 1)[1].split("@", 1)[0]
+    lines = [f"OLD {report.old}", f"NEW {report.new}", f"signature {report.signature}"]
+    if not result.disagreements:
+        lines.append(f"no disagreement in {_n(result.total)} inputs ({evidence(report)})")
+        return "\n".join(lines)
+    count = len(result.disagreements)
+    noun = "disagreement" if count == 1 else "disagreements"
+    lines.append(f"{count} {noun} in {_n(result.total)} inputs ({evidence(report)}):")
+    for index, found in enumerate(result.disagreements, 1):
+        how = "shrunk by Hypothesis" if found.shrunk else "not shrunk"
+        lines += [
+            f"  [{index}] found by {found.tier}, {how}:",
+            f"      {_call(name, found.kwargs)}",
+            f"      OLD {found.old.shown}",
+            f"      NEW {found.new.shown}",
+        ]
+    return "\n".join(lines)
+
+
+def stateful_text(old: str, new: str, result: StatefulResult) -> str:
+    lines = [f"OLD {old}", f"NEW {new}", f"methods {', '.join(result.methods)}"]
+    done = f"{_n(result.sequences)} call sequences ({_n(result.steps)} steps, hypothesis)"
+    divergence = result.divergence
+    if divergence is None:
+        lines.append(f"no divergence in {done}")
+        return "\n".join(lines)
+    lines.append(f"diverged at step {len(divergence.steps)} (shortest sequence found in {done}):")
+    lines.append("  x = factory()")
+    lines += [f"  {step.code()}" for step in divergence.steps]
+    what = " list(x.items()) after it" if divergence.what == "state after" else ""
+    lines += [f"  OLD{what} {divergence.old.shown}", f"  NEW{what} {divergence.new.shown}"]
+    return "\n".join(lines)
+
+
+def _outcome(outcome: Outcome) -> dict[str, Any]:
+    if outcome.raised:
+        exc = outcome.value
+        return {"raised": outcome.key, "message": str(exc)}
+    return {"returned": repr(outcome.value)}
+
+
+def _disagreement(found: Disagreement) -> dict[str, Any]:
+    return {
+        "tier": found.tier,
+        "shrunk": found.shrunk,
+        "input": {k: repr(v) for k, v in found.kwargs.items()},
+        "old": _outcome(found.old),
+        "new": _outcome(found.new),
+    }
+
+
+def function_json(report: FunctionReport) -> dict[str, Any]:
+    result = report.result
+    return {
+        "version": JSON_VERSION,
+        "mode": "function",
+        "old": report.old,
+        "new": report.new,
+        "signature": report.signature,
+        "equal": not result.disagreements,
+        "inputs": result.total,
+        "tiers": {tier: result.counts[tier] for tier in TIERS},
+        "complete": result.complete,
+        "rejected_by_assume": result.rejected,
+        "boundary_constants": [repr(c) for c in report.constants],
+        "disagreements": [_disagreement(d) for d in result.disagreements],
+    }
+
+
+def stateful_json(old: str, new: str, result: StatefulResult) -> dict[str, Any]:
+    divergence = result.divergence
+    return {
+        "version": JSON_VERSION,
+        "mode": "stateful",
+        "old": old,
+        "new": new,
+        "equal": divergence is None,
+        "methods": result.methods,
+        "sequences": result.sequences,
+        "steps": result.steps,
+        "divergence": None
+        if divergence is None
+        else {
+            "steps": [step.code() for step in divergence.steps],
+            "compared": divergence.what,
+            "old": _outcome(divergence.old),
+            "new": _outcome(divergence.new),
+        },
+    }
