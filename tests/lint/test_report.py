@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lint_fixtures import write_tree
+from support.lint import write_tree
 
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode

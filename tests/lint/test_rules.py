@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lint_fixtures import found, marked, write_tree
+from support.lint import found, marked, write_tree
 
 from guardcheck.lint import lint_paths
 
