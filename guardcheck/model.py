@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
+from guardcheck import __version__
 from guardcheck.splices import (
     LineIndex,
     Location,
@@ -244,6 +245,7 @@ class RunReport:
     matrix: bool = False
     interrupted: bool = False
     incomplete: str | None = None  # why the run stopped early (the host died, an internal error)
+    tool_version: str = __version__  # the guardcheck that made it
 
     @property
     def score(self) -> float:

@@ -21,7 +21,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from guardcheck import __version__
 from guardcheck.model import FileChange, MutantResult, RunReport, Status, Where
 from guardcheck.reports import Gate
 
@@ -161,7 +160,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
         "projectRoot": report.root,
         "files": files,
         "testFiles": _test_files(report),
-        "framework": {"name": "guardcheck", "version": __version__},
+        "framework": {"name": "guardcheck", "version": report.tool_version},
         # Setup (validation, collection) is not timed separately: it is inside `mutation`.
         "performance": {
             "setup": 0,
