@@ -144,11 +144,17 @@ def _vet(entry: Entry, originals: dict[str, str], mutated: dict[str, str]) -> li
         for path, tree in trees.items()
     ):
         touched = ", ".join(originals)
+        # Say which of the two it is: a no-op report must only ever be true.
+        unchanged = all(originals[path] == mutated[path] for path in originals)
+        what = (
+            f"{touched} is unchanged: `replace` says the same as `find` here"
+            if unchanged
+            else f"{touched} is only reformatted: the same AST before and after"
+        )
         problems.append(
             Problem(
                 "no-op",
-                f"the mutation changes nothing: {touched} has the same AST before and after "
-                "(unchanged, or only reformatted)",
+                f"the mutation changes nothing: {what}",
                 "make `replace` differ from `find` in code, not just in formatting",
                 entry_id=entry.id,
                 where=entry.where,

@@ -95,6 +95,9 @@ class Rewriter:
                 continue
             if name == "decorators" and f_open:
                 splices += self._add_decorators(rv, t)
+            elif name == "decorators":
+                # Decorators `find` names and `replace` leaves out are removed, not kept.
+                splices += self.lines(list(fv), list(rv), list(tv))
             elif f_open or r_open:
                 raise Reshape  # `replace` writes out what `find` left open, or vice versa
             elif isinstance(fv, cst.CSTNode) and isinstance(rv, cst.CSTNode):
@@ -103,10 +106,7 @@ class Rewriter:
                     raise Reshape
                 splices += self.diff(fv, rv, matched)
             elif isinstance(fv, tuple) and isinstance(rv, tuple):
-                if name == "decorators":
-                    splices += self.lines(list(fv), list(rv), list(tv))
-                else:
-                    splices += self.items(list(fv), list(rv), list(tv))
+                splices += self.items(list(fv), list(rv), list(tv))
             elif not same_value(fv, rv):
                 raise Reshape
         return splices
@@ -133,6 +133,9 @@ class Rewriter:
                 }
             )
         start, end = self.extent(t)
+        decorated = isinstance(t, (cst.FunctionDef, cst.ClassDef)) and t.decorators
+        if decorated and not is_open(r, "decorators", self.replace.open):
+            start = self.extent(t.decorators[0])[0]  # `replace` says which decorators stay
         indent = self.parsed.indent_of(self.parsed.statement_of(t))
         text = render(self.parsed.module, [new], indent)
         if isinstance(t, _STATEMENTS):
