@@ -43,10 +43,19 @@ class Row:
 
 
 def rows(assessment: Assessment) -> list[Row]:
-    return [_row(checked) for checked in assessment.checked]
+    # Problems of the catalogue as a whole that name one entry (the second of two
+    # duplicate ids): `check` rejects that entry, so `list` must not show it as valid.
+    named: dict[tuple[str, int], list[str]] = {}
+    for problem in assessment.catalogue_problems:
+        if problem.where is not None and problem.entry_id is not None:
+            named.setdefault((problem.where.path, problem.where.line), []).append(problem.kind)
+    return [
+        _row(checked, named.get((checked.entry.where.path, checked.entry.where.line), []))
+        for checked in assessment.checked
+    ]
 
 
-def _row(checked: Checked) -> Row:
+def _row(checked: Checked, extra: list[str]) -> Row:
     entry, mutant = checked.entry, checked.mutant
     first = entry.edits[0]
     span = mutant.span if mutant is not None else None
@@ -64,7 +73,7 @@ def _row(checked: Checked) -> Row:
         catalogue=entry.where.path,
         catalogue_line=entry.where.line,
         edits=len(entry.edits),
-        problems=tuple(dict.fromkeys(p.kind for p in checked.problems)),
+        problems=tuple(dict.fromkeys([*extra, *(p.kind for p in checked.problems)])),
     )
 
 

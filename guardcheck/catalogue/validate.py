@@ -41,6 +41,12 @@ class Assessment:
     problems: tuple[Problem, ...]  # every problem, in catalogue order
 
     @property
+    def catalogue_problems(self) -> list[Problem]:
+        """Problems not found by building an entry: TOML, keys, duplicate ids, collection."""
+        built = {id(p) for checked in self.checked for p in checked.problems}
+        return [p for p in self.problems if id(p) not in built]
+
+    @property
     def mutants(self) -> list[Mutant]:
         return [c.mutant for c in self.checked if c.mutant is not None]
 
@@ -191,7 +197,9 @@ def unknown_killers(
             Problem(
                 kind="killed_by",
                 message=f"`killed_by` names {test}, which pytest does not collect",
-                fix=f"change it to {suggestion}"
+                # The nearest collected id is a spelling guess, not a test known to kill it.
+                fix=f"did you mean {suggestion}? name a collected test that catches this mutant, "
+                "or remove it"
                 if suggestion
                 else "name a collected test id, or remove it",
                 entry_id=entry_id,

@@ -10,7 +10,7 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
-from guardcheck.edit.engine import EditFailure, apply_edit
+from guardcheck.edit.engine import BOM, EditFailure, apply_edit
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
 from guardcheck.splices import Splice, compose
@@ -92,7 +92,9 @@ def _read(root: Path, file: str) -> str:
         raise _Unreadable(f"target file {file} does not exist under {root}", fix)
     try:
         # Bytes, not read_text(): universal newlines would turn CRLF files into LF.
-        return path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
+        # The BOM stays in the text (engine.BOM says why); utf-8-sig reads it as the codec would.
+        return (BOM if data.startswith(b"\xef\xbb\xbf") else "") + data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise _Unreadable(f"cannot read target file {file}: {exc}", fix) from exc
 
@@ -142,11 +144,17 @@ def _vet(entry: Entry, originals: dict[str, str], mutated: dict[str, str]) -> li
         for path, tree in trees.items()
     ):
         touched = ", ".join(originals)
+        # Say which of the two it is: a no-op report must only ever be true.
+        unchanged = all(originals[path] == mutated[path] for path in originals)
+        what = (
+            f"{touched} is unchanged: `replace` says the same as `find` here"
+            if unchanged
+            else f"{touched} is only reformatted: the same AST before and after"
+        )
         problems.append(
             Problem(
                 "no-op",
-                f"the mutation changes nothing: {touched} has the same AST before and after "
-                "(unchanged, or only reformatted)",
+                f"the mutation changes nothing: {what}",
                 "make `replace` differ from `find` in code, not just in formatting",
                 entry_id=entry.id,
                 where=entry.where,
@@ -157,7 +165,7 @@ def _vet(entry: Entry, originals: dict[str, str], mutated: dict[str, str]) -> li
 
 def _compiled_tree(path: str, source: str) -> ast.Module:
     """The module's AST, after checking the compiler accepts it (symbol table included)."""
-    tree = ast.parse(source, path)
+    tree = ast.parse(source.removeprefix(BOM), path)
     compile(tree, path, "exec", dont_inherit=True)
     return tree
 
@@ -165,7 +173,7 @@ def _compiled_tree(path: str, source: str) -> ast.Module:
 @lru_cache(maxsize=64)
 def _original_tree(source: str) -> ast.Module:
     # Several entries mutate the same file; parse its original once.
-    return ast.parse(source)
+    return ast.parse(source.removeprefix(BOM))
 
 
 def _unviable(entry: Entry, path: str, source: str, exc: SyntaxError | ValueError) -> Problem:

@@ -13,7 +13,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from guardcheck.edit.pattern import structural_children
+from guardcheck.edit.matching import structural_children
 
 Range = tuple[int, int]  # [start, end) indices into ParsedModule.nodes: one subtree
 
@@ -38,12 +38,6 @@ class ParsedModule:
         for start, end in ranges:
             for node in self.nodes[start:end]:
                 if isinstance(node, cst.BaseExpression) and id(node) not in self.identifiers:
-                    yield node
-
-    def blocks(self, ranges: tuple[Range, ...]) -> Iterator[cst.Module | cst.IndentedBlock]:
-        for start, end in ranges:
-            for node in self.nodes[start:end]:
-                if isinstance(node, (cst.Module, cst.IndentedBlock)):
                     yield node
 
     def line_of(self, node: cst.CSTNode) -> int:

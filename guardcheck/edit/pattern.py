@@ -1,40 +1,64 @@
-"""The catalogue's pattern language: parsing `find`/`replace` and structural matching.
+"""The catalogue's pattern language: parsing `find`/`replace` texts into CST patterns.
 
-A pattern is Python source with two extensions:
+A pattern is Python source with these extensions:
 
 * `$NAME` is a metavariable: it matches any single expression, and every use of
   the same name must match structurally equal code;
-* `...` is a wildcard when it is the only argument of a call (any argument
-  list) or a statement in a block (any run of statements, possibly empty).
+* `$$$NAME` is a sequence wildcard: zero or more arguments, parameters,
+  statements, decorators or collection elements; in `replace` it stands for
+  exactly the code it matched;
+* `...` in one of those places is an anonymous sequence wildcard (`find` only);
+* a pattern whose last line is a block header (`def f(x=1):`, `if $C:`,
+  `except KeyError:`) has an implicit body: in `find` any body, in `replace`
+  the body it matched, so a header can change while its body is kept;
+* a pattern may be one clause of a compound statement: `elif ...:`,
+  `else:`, `except ...:` or `finally:`.
 
-Matching is structural over libcst nodes: whitespace, comments, line breaks,
-redundant parentheses, trailing commas and quote styles are ignored; node
-types, names, operators and literal values are compared. This module works on
-CST nodes only; finding places in a file and rewriting it is `engine`'s job.
+Matching is `matching`'s job, rewriting `rewrite`'s; this module only parses.
 """
 
 from __future__ import annotations
 
-import ast
-import dataclasses
 import io
+import re
 import textwrap
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cached_property
+from keyword import iskeyword
 from typing import Literal
 
 import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-# `$NAME` is not Python; before parsing it becomes this reserved identifier.
+# `$NAME` and `$$$NAME` are not Python; before parsing they become reserved identifiers.
 METAVAR_PREFIX = "__gc_mv_"
+SEQUENCE_PREFIX = "__gc_seq_"
+# A `$$$NAME` parameter after one with a default gets this default, or it would not parse.
+_SEQUENCE_DEFAULT = SEQUENCE_PREFIX
+# The hidden name of a header-only pattern's body.
+HEADER_BODY = "__body"
+# The wrapper a lone clause is parsed in; the clause is taken back out of it.
+_CLAUSE_WRAPPERS = {
+    "except": "try:\n    pass\n",
+    "finally": "try:\n    pass\n",
+    "elif": f"if {METAVAR_PREFIX}clause:\n    pass\n",
+    "else": f"if {METAVAR_PREFIX}clause:\n    pass\n",
+}
 
-Bindings = dict[str, cst.CSTNode]
+TRANSFORM_HINT = "write a `transform` (a libcst.CSTTransformer, see docs/catalogue.md) instead"
 
 
 class PatternError(ValueError):
     """A `find` or `replace` text that is not a usable pattern."""
+
+    def __init__(self, message: str, fix: str = "write `find`/`replace` as Python source") -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+Kind = Literal["expression", "statements", "clause", "empty"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +66,15 @@ class Pattern:
     """A parsed `find` or `replace` text."""
 
     text: str
-    kind: Literal["expression", "statements", "empty"]
+    kind: Kind
     statements: tuple[cst.BaseStatement, ...]  # the whole text as statements (empty for "")
-    metavars: frozenset[str]
+    metavars: frozenset[str]  # `$NAME`s
+    sequences: frozenset[str]  # `$$$NAME`s (and HEADER_BODY for a header-only pattern)
+    ellipses: int  # bare `...` wildcards
+    header_only: bool  # the text ends with a block header; its body is implicit
+    module: cst.Module | None = None  # what was parsed (for positions of replace's nodes)
+    clause: cst.CSTNode | None = None  # kind == "clause": the ExceptHandler, If, Else, Finally
+    open: frozenset[int] = frozenset()  # ids of nodes whose unwritten parts match anything
 
     @property
     def expression(self) -> cst.BaseExpression:
@@ -55,63 +85,95 @@ class Pattern:
         assert isinstance(expr, cst.Expr)
         return expr.value
 
+    @property
+    def top(self) -> tuple[cst.CSTNode, ...]:
+        """The nodes a match corresponds to, one by one."""
+        if self.kind == "expression":
+            return (self.expression,)
+        if self.kind == "clause":
+            assert self.clause is not None
+            return (self.clause,)
+        return self.statements
+
+    @property
+    def has_wildcards(self) -> bool:
+        return bool(self.ellipses or self.sequences - {HEADER_BODY})
+
+    @cached_property
+    def positions(self) -> dict[cst.CSTNode, CodeRange]:
+        if self.module is None:
+            return {}
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+
 
 # --- parsing -------------------------------------------------------------------------------
 
 
 def parse_pattern(text: str, what: str = "find") -> Pattern:
     """Parse pattern text; `what` names the field in error messages."""
-    source = _rewrite_metavars(textwrap.dedent(text).strip("\n"), what)
+    source = textwrap.dedent(text).strip("\n")
     if not source.strip():
-        return Pattern(text=text, kind="empty", statements=(), metavars=frozenset())
-    try:
-        module = cst.parse_module(source + "\n")
-    except cst.ParserSyntaxError as exc:
-        reason = str(exc).splitlines()[0]
-        raise PatternError(
-            f"`{what}` is not valid Python: one expression, or complete statements ({reason})"
-        ) from exc
+        return Pattern(text, "empty", (), frozenset(), frozenset(), 0, header_only=False)
+    tokens = list(_tokens(source, what))
+    keyword = _first_keyword(tokens)
+    header_only = _ends_with_header(tokens)
+    if header_only:
+        last = source.rstrip().splitlines()[-1]
+        indent = last[: len(last) - len(last.lstrip())]
+        source = f"{source}\n{indent}    $$${HEADER_BODY}"
+        tokens = list(_tokens(source, what))
+    wrapper = _CLAUSE_WRAPPERS.get(keyword, "")
+    module = _parse(source, tokens, wrapper, what)
     statements = tuple(module.body)
     if not statements:
         raise PatternError(f"`{what}` holds only comments")
+    clause = _unwrap_clause(keyword, statements, what) if wrapper else None
+    kind: Kind = (
+        "clause"
+        if clause is not None
+        else "expression"
+        if _is_lone_expression(statements)
+        else "statements"
+    )
+    scan = _Scan()
+    scan.visit(clause if clause is not None else module, None)
+    if scan.misplaced:
+        raise PatternError(
+            f"`{what}` puts {scan.misplaced} where guardcheck can only match an expression "
+            "(metavariables stand for expressions, not for names of functions, attributes, "
+            "keywords or imports)",
+            f"write that name literally, or {TRANSFORM_HINT}",
+        )
     return Pattern(
         text=text,
-        kind="expression" if _is_lone_expression(statements) else "statements",
-        statements=statements,
-        metavars=frozenset(_metavars_in(module)),
+        kind=kind,
+        statements=(clause,) if clause is not None else statements,  # type: ignore[arg-type]
+        metavars=frozenset(scan.metavars),
+        sequences=frozenset(scan.sequences),
+        ellipses=scan.ellipses,
+        header_only=header_only,
+        module=module,
+        clause=clause,
+        open=frozenset(_open_nodes(clause if clause is not None else module, header_only)),
     )
 
 
-def _is_lone_expression(statements: Sequence[cst.BaseStatement]) -> bool:
-    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
-        return False
-    body = statements[0].body
-    return len(body) == 1 and isinstance(body[0], cst.Expr)
-
-
-def _rewrite_metavars(source: str, what: str) -> str:
-    """Turn `$NAME` into a reserved identifier, token by token so strings are left alone."""
-    if "$" not in source:
-        return source
-    line_starts = [0]
-    for line in source.splitlines(keepends=True):
-        line_starts.append(line_starts[-1] + len(line))
-    tokens = list(_tokens(source, what))
-    pieces: list[str] = []
-    cursor = 0
-    for index, token in enumerate(tokens):
-        if token.type != tokenize.ERRORTOKEN or token.string != "$":
-            continue
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        if following is None or following.type != tokenize.NAME or following.start != token.end:
-            line = token.start[0]
-            raise PatternError(f"`{what}` line {line}: `$` must be followed by a name, like $X")
-        offset = line_starts[token.start[0] - 1] + token.start[1]
-        pieces.append(source[cursor:offset])
-        pieces.append(METAVAR_PREFIX)
-        cursor = offset + 1
-    pieces.append(source[cursor:])
-    return "".join(pieces)
+def _parse(source: str, tokens: list[tokenize.TokenInfo], wrapper: str, what: str) -> cst.Module:
+    """Parse the rewritten text; a dict's `$$$NAME` / `...` need a second spelling."""
+    first_error: cst.ParserSyntaxError | None = None
+    for in_dicts in (False, True):
+        rewritten = _rewrite_names(source, tokens, what, in_dicts=in_dicts)
+        try:
+            return cst.parse_module(wrapper + rewritten + "\n")
+        except cst.ParserSyntaxError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    reason = str(first_error).splitlines()[0]
+    raise PatternError(
+        f"`{what}` is not valid Python: one expression, complete statements, a block header "
+        f"or one clause (`elif`, `else`, `except`, `finally`) ({reason})"
+    ) from first_error
 
 
 def _tokens(source: str, what: str) -> Iterator[tokenize.TokenInfo]:
@@ -121,6 +183,181 @@ def _tokens(source: str, what: str) -> Iterator[tokenize.TokenInfo]:
         raise PatternError(f"`{what}` is not valid Python ({exc})") from exc
 
 
+_LAYOUT = frozenset(
+    {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
+)
+
+
+def _significant(tokens: Sequence[tokenize.TokenInfo]) -> list[tokenize.TokenInfo]:
+    return [
+        t
+        for t in tokens
+        if t.type not in _LAYOUT
+        and t.type != tokenize.ENDMARKER
+        and not (t.type == tokenize.ERRORTOKEN and t.string.isspace())
+    ]
+
+
+def _first_keyword(tokens: Sequence[tokenize.TokenInfo]) -> str:
+    significant = _significant(tokens)
+    return significant[0].string if significant and significant[0].type == tokenize.NAME else ""
+
+
+def _ends_with_header(tokens: Sequence[tokenize.TokenInfo]) -> bool:
+    significant = _significant(tokens)
+    return bool(significant) and significant[-1].string == ":"
+
+
+def _rewrite_names(
+    source: str, tokens: list[tokenize.TokenInfo], what: str, *, in_dicts: bool
+) -> str:
+    """`$NAME` and `$$$NAME` as reserved identifiers, token by token (strings are left alone).
+
+    In a `def`'s parameters after a default, `$$$NAME` gets a placeholder default
+    (`def f(a=1, $$$REST)` must parse). With `in_dicts`, a `$$$NAME` or `...`
+    that is a whole item of a `{...}` display becomes `**placeholder`, which a
+    dict display accepts where a bare name is a syntax error.
+    """
+    line_starts = [0]
+    for line in source.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+
+    def offset(position: tuple[int, int]) -> int:
+        return line_starts[position[0] - 1] + position[1]
+
+    significant = _significant(tokens)
+    edits: list[tuple[int, int, str]] = []  # (start, end, text)
+    brackets: list[str] = []  # "(", "[", "{" or "params"
+    defaulted: list[bool] = []  # per bracket: a parameter default was seen (params only)
+    index = 0
+    while index < len(significant):
+        token = significant[index]
+        before = significant[index - 1].string if index else ""
+        if token.string == "$":
+            dollars = 1
+            while (
+                index + dollars < len(significant)
+                and significant[index + dollars].string == "$"
+                and significant[index + dollars].start == significant[index + dollars - 1].end
+            ):
+                dollars += 1
+            name_token = (
+                significant[index + dollars] if index + dollars < len(significant) else None
+            )
+            if (
+                dollars not in (1, 3)
+                or name_token is None
+                or name_token.type != tokenize.NAME
+                or name_token.start != significant[index + dollars - 1].end
+            ):
+                raise PatternError(
+                    f"`{what}` line {token.start[0]}: `$` must be followed by a name, "
+                    "like $X, or `$$$` by a name, like $$$ARGS"
+                )
+            after = (
+                significant[index + dollars + 1].string
+                if index + dollars + 1 < len(significant)
+                else ""
+            )
+            start, end = offset(token.start), offset(name_token.end)
+            if dollars == 1:
+                edits.append((start, end, METAVAR_PREFIX + name_token.string))
+            else:
+                text = SEQUENCE_PREFIX + name_token.string
+                if brackets and brackets[-1] == "params" and defaulted[-1]:
+                    text += "=" + _SEQUENCE_DEFAULT
+                if in_dicts and _dict_item(brackets, before, after):
+                    text = "**" + text
+                elif in_dicts and _late_argument(brackets, defaulted, before, after):
+                    text = "*" + text
+                edits.append((start, end, text))
+            index += dollars + 1
+            continue
+        if token.string == "..." and in_dicts:
+            after = significant[index + 1].string if index + 1 < len(significant) else ""
+            if _dict_item(brackets, before, after):
+                edits.append((offset(token.start), offset(token.end), "**" + SEQUENCE_PREFIX))
+            elif _late_argument(brackets, defaulted, before, after):
+                edits.append((offset(token.start), offset(token.end), "*" + SEQUENCE_PREFIX))
+        if token.string in ("(", "[", "{"):
+            is_params = (
+                token.string == "("
+                and index >= 2
+                and significant[index - 2].string == "def"
+                and significant[index - 1].type == tokenize.NAME
+            )
+            is_call = token.string == "(" and (
+                before in (")", "]")
+                or (significant[index - 1].type == tokenize.NAME and not iskeyword(before))
+                if index
+                else False
+            )
+            brackets.append("params" if is_params else "call" if is_call else token.string)
+            defaulted.append(False)
+        elif token.string in (")", "]", "}") and brackets:
+            brackets.pop()
+            defaulted.pop()
+        elif brackets and brackets[-1] in ("params", "call"):
+            if token.string == "=":
+                defaulted[-1] = True
+            elif token.string in ("*", "**"):
+                defaulted[-1] = False
+        index += 1
+    pieces, cursor = [], 0
+    for start, end, text in edits:
+        pieces += [source[cursor:start], text]
+        cursor = end
+    pieces.append(source[cursor:])
+    return "".join(pieces)
+
+
+def _late_argument(
+    brackets: Sequence[str], defaulted: Sequence[bool], before: str, after: str
+) -> bool:
+    """A wildcard argument after a keyword one: only `*x` may follow `k=v` in Python."""
+    return (
+        bool(brackets)
+        and brackets[-1] == "call"
+        and defaulted[-1]
+        and before == ","
+        and after in ",)"
+    )
+
+
+def _dict_item(brackets: Sequence[str], before: str, after: str) -> bool:
+    return bool(brackets) and brackets[-1] == "{" and before in "{," and after in ",}"
+
+
+def _unwrap_clause(keyword: str, statements: Sequence[cst.BaseStatement], what: str) -> cst.CSTNode:
+    wrapper = statements[0]
+    clause: cst.CSTNode | None = None
+    if len(statements) == 1 and isinstance(wrapper, cst.Try):
+        if keyword == "except" and len(wrapper.handlers) == 1 and not wrapper.finalbody:
+            clause = wrapper.handlers[0] if wrapper.orelse is None else None
+        elif keyword == "finally" and not wrapper.handlers:
+            clause = wrapper.finalbody
+    elif len(statements) == 1 and isinstance(wrapper, cst.If):
+        clause = wrapper.orelse
+        if keyword == "elif" and isinstance(clause, cst.If) and clause.orelse is not None:
+            clause = None
+    if clause is None:
+        raise PatternError(
+            f"`{what}` starts with `{keyword}`: write exactly one `{keyword}` clause "
+            "(its header, and optionally its body)"
+        )
+    return clause
+
+
+def _is_lone_expression(statements: Sequence[cst.BaseStatement]) -> bool:
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return False
+    body = statements[0].body
+    return len(body) == 1 and isinstance(body[0], cst.Expr)
+
+
+# --- names -----------------------------------------------------------------------------------
+
+
 def metavar_name(node: cst.CSTNode) -> str | None:
     """The user-facing name (without `$`) if `node` is a metavariable."""
     if isinstance(node, cst.Name) and node.value.startswith(METAVAR_PREFIX):
@@ -128,340 +365,114 @@ def metavar_name(node: cst.CSTNode) -> str | None:
     return None
 
 
-def _metavars_in(node: cst.CSTNode) -> Iterator[str]:
-    name = metavar_name(node)
-    if name is not None:
-        yield name
-    for child in node.children:
-        yield from _metavars_in(child)
+def _sequence_name(node: cst.CSTNode | None) -> str | None:
+    if isinstance(node, cst.Name) and node.value.startswith(SEQUENCE_PREFIX):
+        return node.value[len(SEQUENCE_PREFIX) :]
+    return None
+
+
+def _bare_ellipsis(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Ellipsis) and not node.lpar
+
+
+def wildcard_key(item: cst.CSTNode) -> str | None:
+    """The binding key if `item` is a sequence wildcard: its name, or "" when anonymous.
+
+    Items are arguments, parameters, elements, decorators and statement units.
+    """
+    value: cst.CSTNode | None = None
+    if isinstance(item, cst.Arg):
+        if item.keyword is None and item.star == "":
+            value = item.value
+        elif item.keyword is None and item.star == "*":  # spelled `*name` after keywords
+            return _sequence_name(item.value)
+    elif isinstance(item, cst.Param):
+        name = _sequence_name(item.name)
+        plain = item.annotation is None and item.star in ("", cst.MaybeSentinel.DEFAULT)
+        placeholder = item.default is None or _sequence_name(item.default) == ""
+        return name if name is not None and plain and placeholder else None
+    elif isinstance(item, (cst.Element, cst.Expr)) and not isinstance(item, cst.StarredElement):
+        value = item.value
+    elif isinstance(item, cst.StarredDictElement):
+        return _sequence_name(item.value)
+    elif isinstance(item, cst.Decorator):
+        value = item.decorator
+    if value is None:
+        return None
+    if _bare_ellipsis(value):
+        return ""
+    return _sequence_name(value)
 
 
 def display(text: str) -> str:
-    """Reserved metavariable identifiers back to `$NAME`, for messages."""
-    return text.replace(METAVAR_PREFIX, "$")
+    """Reserved identifiers back to `$NAME` / `$$$NAME`, for messages."""
+    text = text.replace(f"={_SEQUENCE_DEFAULT}", "")
+    text = re.sub(rf"\*{{1,2}}{SEQUENCE_PREFIX}(?!\w)", "...", text)
+    text = re.sub(rf"\*{{1,2}}{SEQUENCE_PREFIX}", "$$$", text)
+    return text.replace(SEQUENCE_PREFIX, "$$$").replace(METAVAR_PREFIX, "$")
 
 
-# --- matching --------------------------------------------------------------------------------
+class _Scan:
+    """Names, wildcards and misplaced metavariables in a parsed pattern."""
 
-# Fields that carry only formatting. Every libcst field whose name starts with
-# "whitespace" is formatting too (see _compared_fields).
-_FORMATTING_FIELDS = frozenset(
-    {
-        "lpar",
-        "rpar",
-        "leading_lines",
-        "lines_after_decorators",
-        "header",
-        "footer",
-        "trailing_whitespace",
-        "comma",  # trailing commas; separators are implied by sequence positions
-        "semicolon",
-        "indent",
-        "end",  # FormattedString closing quote
-    }
-)
+    def __init__(self) -> None:
+        self.metavars: set[str] = set()
+        self.sequences: set[str] = set()
+        self.ellipses = 0
+        self.misplaced = ""
 
-_LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)
-
-
-@cache
-def _compared_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
-    return tuple(
-        f.name
-        for f in dataclasses.fields(node_type)
-        if f.name not in _FORMATTING_FIELDS and not f.name.startswith("whitespace")
-    )
+    def visit(self, node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
+        key = wildcard_key(node)
+        if key == "":
+            self.ellipses += 1
+        elif key is not None:
+            self.sequences.add(key)
+        elif isinstance(node, cst.Ellipsis) and not _in_subscript(parent):
+            self.ellipses += 1  # a `...` out of a wildcard's place: replace must not hold one
+        name = metavar_name(node)
+        if name is not None and name != "clause":
+            self.metavars.add(name)
+            if parent is not None and _names_a_non_expression(parent, node):
+                self.misplaced = self.misplaced or f"${name}"
+        for child in node.children:
+            self.visit(child, node)
 
 
-def structural_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Children that carry code rather than formatting (cheaper than `node.children`)."""
-    for field in _compared_fields(type(node)):
-        value = getattr(node, field)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            yield from (item for item in value if isinstance(item, cst.CSTNode))
+def _in_subscript(parent: cst.CSTNode | None) -> bool:
+    return isinstance(parent, (cst.Index, cst.SubscriptElement))
 
 
-def match(pattern: cst.CSTNode, target: cst.CSTNode, bindings: Bindings) -> bool:
-    """Does `target` have the shape of `pattern`? Extends `bindings` only on success."""
-    trial = dict(bindings)
-    if not _match(pattern, target, trial):
-        return False
-    bindings.update(trial)
-    return True
+def _names_a_non_expression(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
+    if isinstance(parent, cst.Attribute):
+        return parent.attr is child
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        return parent.name is child
+    if isinstance(parent, cst.Arg):
+        return parent.keyword is child
+    return isinstance(parent, (cst.ImportAlias, cst.AsName, cst.NameItem))
 
 
-def match_statements(
-    pattern: Sequence[cst.BaseStatement], target: Sequence[cst.BaseStatement], bindings: Bindings
-) -> bool:
-    """Match a run of statements, with `...` statements as wildcards."""
-    trial = dict(bindings)
-    if not _match_units(_units(pattern), _units(target), trial):
-        return False
-    bindings.update(trial)
-    return True
+def _open_nodes(root: cst.CSTNode, header_only: bool) -> Iterator[int]:
+    """Nodes whose unwritten decorators (any def or class) or else-branch match anything.
 
-
-def equal(a: cst.CSTNode, b: cst.CSTNode) -> bool:
-    """Structural equality, ignoring formatting (a pattern without metavariables)."""
-    return _match(a, b, {})
-
-
-def _match(pattern: object, target: object, bindings: Bindings) -> bool:
-    if isinstance(pattern, cst.CSTNode):
-        if not isinstance(target, cst.CSTNode):
-            return False
-        return _match_node(pattern, target, bindings)
-    if isinstance(pattern, (tuple, list)):
-        if not isinstance(target, (tuple, list)) or len(pattern) != len(target):
-            return False
-        return all(_match(p, t, bindings) for p, t in zip(pattern, target, strict=True))
-    return pattern == target  # strings, None, sentinels
-
-
-def _match_node(pattern: cst.CSTNode, target: cst.CSTNode, bindings: Bindings) -> bool:
-    name = metavar_name(pattern)
-    if name is not None:
-        return _bind(name, target, bindings)
-    if isinstance(pattern, cst.BaseSuite) and isinstance(target, cst.BaseSuite):
-        # `if x: y` and `if x:\n    y` differ only in line breaks.
-        return _match_units(_units_of_suite(pattern), _units_of_suite(target), bindings)
-    if type(pattern) is not type(target):
-        return False
-    if isinstance(pattern, _LITERALS):
-        return _literal_value(pattern) == _literal_value(target)
-    if isinstance(pattern, cst.Call) and _is_any_arguments(pattern.args):
-        return _match(pattern.func, target.func, bindings)  # type: ignore[attr-defined]
-    if isinstance(pattern, cst.FormattedString):
-        if _fstring_prefix(pattern) != _fstring_prefix(target):  # type: ignore[arg-type]
-            return False
-        return _match(pattern.parts, target.parts, bindings)  # type: ignore[attr-defined]
-    return all(
-        _match(getattr(pattern, field), getattr(target, field), bindings)
-        for field in _compared_fields(type(pattern))
-    )
-
-
-def _bind(name: str, target: cst.CSTNode, bindings: Bindings) -> bool:
-    if not isinstance(target, cst.BaseExpression):
-        return False
-    bound = bindings.get(name)
-    if bound is None:
-        bindings[name] = target
-        return True
-    return equal(bound, target)
-
-
-def _literal_value(node: cst.CSTNode) -> tuple[type, object]:
-    # By value, so `'a'` == `"a"`, `1_000` == `1000`, `0XFF` == `0xff`; but `1` != `1.0`.
-    text = node.value  # type: ignore[attr-defined]
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return (str, text)
-    return (type(value), value)
-
-
-def _fstring_prefix(node: cst.FormattedString) -> str:
-    return node.start.lower().strip("'\"")
-
-
-def _is_ellipsis(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Ellipsis)
-
-
-def _is_any_arguments(args: Sequence[cst.Arg]) -> bool:
-    if len(args) != 1:
-        return False
-    arg = args[0]
-    return arg.keyword is None and arg.star == "" and _is_ellipsis(arg.value)
-
-
-# A "unit" is one small statement or one compound statement, so that
-# `a; b` and two lines `a` / `b` compare equal.
-Unit = cst.BaseSmallStatement | cst.BaseCompoundStatement
-
-
-def _units(statements: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> list[Unit]:
-    units: list[Unit] = []
-    for statement in statements:
-        if isinstance(statement, cst.SimpleStatementLine):
-            units.extend(statement.body)
-        else:
-            units.append(statement)  # type: ignore[arg-type]
-    return units
-
-
-def _units_of_suite(suite: cst.BaseSuite) -> list[Unit]:
-    return _units(suite.body)  # type: ignore[arg-type]
-
-
-def _is_wildcard(unit: Unit) -> bool:
-    return isinstance(unit, cst.Expr) and _is_ellipsis(unit.value) and not unit.value.lpar
-
-
-def _match_units(pattern: Sequence[Unit], target: Sequence[Unit], bindings: Bindings) -> bool:
-    if not pattern:
-        return not target
-    head, rest = pattern[0], pattern[1:]
-    if _is_wildcard(head):
-        # Shortest run first, so a trailing `...` does not swallow what follows.
-        for skip in range(len(target) + 1):
-            trial = dict(bindings)
-            if _match_units(rest, target[skip:], trial):
-                bindings.update(trial)
-                return True
-        return False
-    if not target:
-        return False
-    trial = dict(bindings)
-    if _match(head, target[0], trial) and _match_units(rest, target[1:], trial):
-        bindings.update(trial)
-        return True
-    return False
-
-
-def unit_bounds(statements: Sequence[cst.BaseStatement]) -> tuple[int, int | None]:
-    """How many units a target run may hold to match these statements (None: unbounded)."""
-    units = _units(statements)
-    fixed = sum(1 for unit in units if not _is_wildcard(unit))
-    return fixed, None if fixed < len(units) else fixed
-
-
-def unit_count(statement: cst.BaseStatement) -> int:
-    return len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-
-
-# --- substitution ----------------------------------------------------------------------------
-
-
-def substitute(node: cst.CSTNodeT, bindings: Bindings) -> cst.CSTNodeT:
-    """`node` (from `replace`) with metavariables replaced by the code they matched.
-
-    Matched code keeps its own formatting; it is parenthesised only where the
-    new surroundings would otherwise change how it groups (`$X * 2` with X = `a + b`).
+    `def f(x=1):` must find f even when it is decorated, and a header-only
+    `if $C:` finds the `if` whether or not it has an `else`.
     """
-    return node.visit(_Substituter(bindings))  # type: ignore[return-value]
+    if isinstance(root, (cst.FunctionDef, cst.ClassDef)) and not root.decorators:
+        yield id(root)
+    if header_only and _has_implicit_body(root):
+        yield id(root)
+    for child in root.children:
+        yield from _open_nodes(child, header_only)
 
 
-class _Substituter(cst.CSTTransformer):
-    def __init__(self, bindings: Bindings) -> None:
-        super().__init__()
-        self.bindings = bindings
-        self.inserted: set[int] = set()
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        name = metavar_name(original_node)
-        if name is None:
-            return updated_node
-        bound = self.bindings[name]
-        assert isinstance(bound, cst.BaseExpression)
-        self.inserted.add(id(bound))
-        return bound
-
-    def on_leave(
-        self, original_node: cst.CSTNodeT, updated_node: cst.CSTNodeT
-    ) -> cst.CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNodeT]:
-        result = super().on_leave(original_node, updated_node)
-        if isinstance(result, cst.CSTNode):
-            return self._protect_children(result)  # type: ignore[return-value]
-        return result
-
-    def _protect_children(self, parent: cst.CSTNode) -> cst.CSTNode:
-        changes: dict[str, cst.CSTNode] = {}
-        for field, child in operand_slots(parent):
-            if id(child) in self.inserted and needs_parens(child, parent, field):
-                changes[field] = parenthesize(child)
-        return parent.with_changes(**changes) if changes else parent
-
-
-# Python operator precedence, loosest first; anything not listed binds as an atom.
-_ATOM = 16
-_BINARY_PRECEDENCE: dict[type[cst.CSTNode], int] = {
-    cst.BitOr: 7,
-    cst.BitXor: 8,
-    cst.BitAnd: 9,
-    cst.LeftShift: 10,
-    cst.RightShift: 10,
-    cst.Add: 11,
-    cst.Subtract: 11,
-    cst.Multiply: 12,
-    cst.Divide: 12,
-    cst.FloorDivide: 12,
-    cst.Modulo: 12,
-    cst.MatrixMultiply: 12,
-    cst.Power: 14,
-}
-
-
-def precedence(node: cst.CSTNode) -> int:
-    if isinstance(node, cst.BaseExpression) and node.lpar:
-        return _ATOM
-    if isinstance(node, (cst.NamedExpr, cst.Yield)):
-        return 0
-    if isinstance(node, cst.Lambda):
-        return 1
-    if isinstance(node, cst.IfExp):
-        return 2
-    if isinstance(node, cst.BooleanOperation):
-        return 3 if isinstance(node.operator, cst.Or) else 4
-    if isinstance(node, cst.UnaryOperation):
-        return 5 if isinstance(node.operator, cst.Not) else 13
-    if isinstance(node, cst.Comparison):
-        return 6
-    if isinstance(node, cst.BinaryOperation):
-        return _BINARY_PRECEDENCE[type(node.operator)]
-    if isinstance(node, cst.Await):
-        return 15
-    return _ATOM
-
-
-def operand_slots(parent: cst.CSTNode) -> Iterator[tuple[str, cst.CSTNode]]:
-    """The (field, child) pairs of `parent` whose grouping depends on precedence."""
-    names: tuple[str, ...] = ()
-    if isinstance(parent, (cst.BinaryOperation, cst.BooleanOperation)):
-        names = ("left", "right")
-    elif isinstance(parent, cst.Comparison):
-        names = ("left",)
-    elif isinstance(parent, cst.ComparisonTarget):
-        names = ("comparator",)
-    elif isinstance(parent, (cst.UnaryOperation, cst.Await)):
-        names = ("expression",)
-    elif isinstance(parent, (cst.Attribute, cst.Subscript, cst.StarredElement)):
-        names = ("value",)
-    elif isinstance(parent, cst.Call):
-        names = ("func",)
-    elif isinstance(parent, cst.IfExp):
-        names = ("test", "body", "orelse")
-    for name in names:
-        yield name, getattr(parent, name)
-
-
-def needs_parens(child: cst.CSTNode, parent: cst.CSTNode, field: str) -> bool:
-    """Would `child` regroup (or fail to parse) in `parent`'s `field` without parentheses?"""
-    if not isinstance(child, cst.BaseExpression) or child.lpar:
+def _has_implicit_body(node: cst.CSTNode) -> bool:
+    body = getattr(node, "body", None)
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1:
         return False
-    mine = precedence(child)
-    if isinstance(parent, (cst.BinaryOperation, cst.BooleanOperation)):
-        theirs = precedence(parent.with_changes(lpar=(), rpar=()))
-        right_assoc = isinstance(parent, cst.BinaryOperation) and isinstance(
-            parent.operator, cst.Power
-        )
-        same_level_ok = (field == "left") != right_assoc
-        return mine < theirs or (mine == theirs and not same_level_ok)
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
-        return mine <= 6
-    if isinstance(parent, cst.UnaryOperation):
-        return mine < (5 if isinstance(parent.operator, cst.Not) else 13)
-    if isinstance(parent, cst.StarredElement):
-        return mine < 7
-    if isinstance(parent, cst.IfExp):
-        return mine <= 2 if field != "orelse" else mine < 1
-    if isinstance(parent, (cst.Attribute, cst.Subscript, cst.Call, cst.Await)):
-        return mine < _ATOM
-    return False
-
-
-def parenthesize(node: cst.CSTNodeT) -> cst.CSTNodeT:
-    return node.with_changes(lpar=(cst.LeftParen(),), rpar=(cst.RightParen(),))
+    line = body.body[0]
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and len(line.body) == 1
+        and wildcard_key(line.body[0]) == HEADER_BODY
+    )

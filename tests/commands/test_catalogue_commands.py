@@ -379,3 +379,16 @@ def test_python_m_guardcheck_in_a_real_subprocess(tmp_path: Path):
     )
     assert stale.returncode == 2
     assert stale.stderr.startswith("mutations/ladder.toml:11: ungated-reset: stale:")
+
+
+def test_list_marks_the_second_of_two_duplicate_ids_invalid(tmp_path: Path):
+    """Regression: `list` showed both entries as valid while `check` rejected the second."""
+    make_project(tmp_path, {"a.toml": FLAT_COOLDOWN, "b.toml": "\n\n" + FLAT_COOLDOWN})
+    listing = json.loads(run_cli(tmp_path, "list", "--json").stdout)
+    assert [(m["catalogue"], m["valid"]) for m in listing["mutations"]] == [
+        ("mutations/a.toml", True),
+        ("mutations/b.toml", False),
+    ]
+    table = run_cli(tmp_path, "list").stdout.splitlines()
+    assert "(INVALID: duplicate)" in table[1]
+    assert "INVALID" not in table[0]

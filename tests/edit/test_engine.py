@@ -83,9 +83,12 @@ def assert_spliced(source: str, mutated: str, where: Where, new_text: str) -> No
 
 
 def test_an_expression_is_replaced_in_place_and_nothing_else_changes():
-    mutated, where, _ = apply_edit(RUN, edit("min($B * $M, _CAP)", "min($B, _CAP)"))
+    mutated, where, splice = apply_edit(RUN, edit("min($B * $M, _CAP)", "min($B, _CAP)"))
     assert where == Where("pkg/run.py", 9, 12, 9, 43)
-    assert_spliced(RUN, mutated, where, "min(base, _CAP)")
+    # Only the argument that differs is spliced: the spacing around `_CAP` stays.
+    assert_spliced(RUN, mutated, where, "min(base,   _CAP)")
+    assert RUN[splice.start : splice.end] == "base *  multiplier"
+    assert splice.replacement == "base"
 
 
 def test_the_replacement_keeps_the_matched_code_formatting():
@@ -298,8 +301,10 @@ def test_odd_formatting_and_crlf_line_endings_survive_untouched():
         "\treturn a+b  ;  # tabs\r\n"
         "\r\n\r\n"
     )
-    mutated, where, _ = apply_edit(source, edit("$A + $B", "$A - $B"))
-    assert_spliced(source, mutated, where, "a - b")
+    mutated, where, splice = apply_edit(source, edit("$A + $B", "$A - $B"))
+    assert_spliced(source, mutated, where, "a-b")
+    plus = source.index("+")
+    assert (splice.start, splice.end, splice.replacement) == (plus, plus + 1, "-")
 
 
 def test_a_statement_replacement_is_a_splice_of_the_statement():

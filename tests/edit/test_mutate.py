@@ -83,8 +83,8 @@ def test_a_single_edit_becomes_a_mutant(root):
                 original=LADDER,
                 mutated=LADDER.replace("min(base * 2 ** (streak - 1), CAP)", "min(base, CAP)"),
                 span=Where("app/ladder.py", 7, 12, 7, 46),
-                # Exactly the matched expression: the splice is what the engine replaced.
-                splices=(Splice(OLD_CALL_AT, OLD_CALL_AT + len(OLD_CALL), "min(base, CAP)"),),
+                # Only what `replace` changes: the first argument, not the whole call.
+                splices=(Splice(OLD_CALL_AT + 4, OLD_CALL_AT + 28, "base"),),
             ),
         ),
         mutator="catalogue",

@@ -5,15 +5,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from guardcheck.edit.pattern import (
-    PatternError,
-    display,
-    equal,
-    match,
-    match_statements,
-    parse_pattern,
-    substitute,
-)
+from guardcheck.edit.matching import equal, match, match_statements
+from guardcheck.edit.pattern import PatternError, display, parse_pattern
+from guardcheck.edit.substitute import substitute
 
 
 def expr(text: str) -> cst.BaseExpression:
@@ -142,9 +136,12 @@ def test_ellipsis_as_the_only_argument_matches_any_arguments():
     assert not match(pattern, expr("other(a)"), {})
 
 
-def test_ellipsis_among_other_arguments_is_a_literal():
-    assert not match(expr("f(a, ...)"), expr("f(a, b)"), {})
-    assert match(expr("f(a, ...)"), expr("f(a, ...)"), {})
+def test_ellipsis_among_other_arguments_matches_the_rest():
+    """`...` is a wildcard wherever an argument may be; a literal is spelled `Ellipsis`."""
+    assert match(expr("f(a, ...)"), expr("f(a, b, k=1)"), {})
+    assert match(expr("f(a, ...)"), expr("f(a)"), {})
+    assert not match(expr("f(a, ...)"), expr("f(b, a)"), {})
+    assert not match(expr("f(a, Ellipsis)"), expr("f(a, b)"), {})
 
 
 def test_ellipsis_statement_matches_any_block_body():
