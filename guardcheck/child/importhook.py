@@ -76,7 +76,8 @@ class ServedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         served = self._modules[real]
         if isinstance(served, str):
             cache_source(origin, served)
-            code = compile(served, origin, "exec", dont_inherit=True)
+            # A mutated file keeps its UTF-8 BOM; the compiler does not take it in a str.
+            code = compile(served.removeprefix("\ufeff"), origin, "exec", dont_inherit=True)
         else:
             code = served
         self.executed.append(real)

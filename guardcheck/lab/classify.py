@@ -47,6 +47,7 @@ _OWN_FIELDS = (
     "co_qualname",
 )
 
+BOM = "\ufeff"
 Path_ = tuple[int, ...]  # ordinal path of nested code objects, from the module code
 
 
@@ -152,7 +153,8 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
 
 def _compile(source: str, filename: str, what: str) -> types.CodeType:
     try:
-        return compile(source, filename, "exec", dont_inherit=True)
+        # A UTF-8 BOM stays in the text (apply writes it back); the compiler wants it gone.
+        return compile(source.removeprefix(BOM), filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise Unviable(f"{what} of {filename} does not compile: {exc}") from None
 
@@ -173,7 +175,7 @@ def _iter_codes(code: types.CodeType, at: Path_ = ()) -> Iterator[tuple[Path_, t
 
 def _instrument(mutated: str, filename: str, marked: list[types.CodeType]) -> types.CodeType:
     """Compile `mutated` with a marker call first in each function listed in `marked`."""
-    tree = ast.parse(mutated, filename)
+    tree = ast.parse(mutated.removeprefix(BOM), filename)
     wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or not node.body:

@@ -83,7 +83,7 @@ def _header_end(node: ast.stmt) -> int:
 
 @lru_cache(maxsize=64)
 def _source_map(source: str) -> _SourceMap:
-    tree = ast.parse(source)
+    tree = ast.parse(source.removeprefix("\ufeff"))  # a BOM is kept in the text, not parsed
     statement: dict[int, tuple[int, ...]] = {}
     function: dict[int, tuple[str, tuple[int, ...]]] = {}
     # ast.walk is breadth-first, so inner statements overwrite the outer ones.

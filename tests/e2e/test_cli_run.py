@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 from support.catalogue import FLAT_COOLDOWN, LADDER_TESTS, PYPROJECT, make_project, write_tree
 from support.lab import git_status
-from support.processes import alive, descendants, wait_until
+from support.processes import alive, descendants, parent_table, wait_until
 
 from guardcheck.model import is_named_by
 
@@ -487,4 +487,74 @@ def test_the_bundled_catalogue_catches_two_reference_bugs_in_a_fresh_copy(tmp_pa
         expected = mutant["guardcheck"]["expectedKillers"]
         assert expected, ident  # the bundled entries name their killers
         assert any(named(expected, killer) for killer in mutant["killedBy"]), ident
+    assert git_status(root) == ""
+
+
+# -- 4 ---------------------------------------------------------------------------------------
+
+
+def test_the_host_killed_mid_run_exits_4_with_reports_of_the_mutants_that_finished(tmp_path):
+    """Regression: the pytest host dying mid-run exited 2 ("nothing was run") and the results
+    of the mutants that had finished were lost; now every report keeps them (exit 4)."""
+    # flat-cooldown finishes first (one job, catalogue order), then `hangs` hangs.
+    root = ladder_project(tmp_path, {"a.toml": FLAT_COOLDOWN, "b.toml": HANGS})
+    outdir = root / ".guardcheck"
+    report_path = tmp_path / "report.json"
+    junit_path = tmp_path / "report.xml"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "guardcheck",
+            "run",
+            "-j",
+            "1",
+            "--timeout-constant",
+            "600",
+            "--json",
+            str(report_path),
+            "--junit",
+            str(junit_path),
+        ],
+        cwd=root,
+        env=environment(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+
+        def first_done_second_running() -> bool:
+            outcomes = outdir / "outcomes.jsonl"
+            return (
+                outcomes.exists()
+                and outcomes.read_text(encoding="utf-8").count("\n") == 1
+                and (outdir / "mutants" / "hangs.diff").exists()
+            )
+
+        assert wait_until(first_done_second_running, seconds=60), process.poll()
+        # The host is guardcheck's own child; its forked mutant children share its command line.
+        parents = parent_table()
+        host = next(
+            pid
+            for pid in descendants(process.pid)
+            if parents.get(pid) == process.pid
+            and "guardcheck.child.host" in Path(f"/proc/{pid}/cmdline").read_text()
+        )
+        tree = descendants(process.pid)
+        os.kill(host, signal.SIGKILL)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 4, out + err
+    assert "results incomplete" in err
+    assert "pytest (the guardcheck host) stopped unexpectedly" in err
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    finished = json_mutants(report)
+    assert set(finished) == {"flat-cooldown"}
+    assert finished["flat-cooldown"]["status"] == "Killed"
+    assert ET.parse(junit_path).getroot() is not None
+    assert wait_until(lambda: not any(alive(pid) for pid in tree)), "orphan processes remain"
     assert git_status(root) == ""

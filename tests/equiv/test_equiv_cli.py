@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +14,9 @@ from click.testing import CliRunner
 from guardcheck.commands.main import main
 
 CANONICAL = "target_app.gateway.run:hygiene_compaction_recovered"
+
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def invoke(root, *args):
@@ -55,6 +60,8 @@ def test_real_process_compares_a_revision_with_todays_code(ledger):
         [sys.executable, "-m", "guardcheck", "equiv", "ledger.gate:recovered@HEAD~1",
          CANONICAL, "--examples", "5000"],
         cwd=ledger, capture_output=True, text=True, check=False, timeout=300,
+        # target_app is the repository's, not installed: make it importable as a user would.
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert done.returncode == 0, done.stderr
     assert "no disagreement in 5,000 inputs" in done.stdout
