@@ -143,14 +143,25 @@ def _read(root: Path, path: str, warnings: list[str]) -> str | None:
 
 
 def module_name(root: Path, path: str) -> str:
-    """The dotted name Python imports `path` as: its package chain, by `__init__.py` files."""
-    file = root / path
-    parts = [] if file.stem == "__init__" else [file.stem]
-    folder = file.parent
-    while folder != root and (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts) or file.stem
+    """The dotted name for `path`: from the outermost package folder (with `__init__.py`) down.
+
+    `src/pkg/mod.py` is `pkg.mod`; a folder without `__init__.py` inside a
+    package is a namespace package (`pkg/legacy/old.py` is `pkg.legacy.old`);
+    a file in no package is named by its path (`scripts/tool.py`: `scripts.tool`).
+    """
+    parts = list(Path(path).with_suffix("").parts)
+    folders = parts[:-1]
+    top = next(
+        (
+            i
+            for i in range(len(folders))
+            if (root.joinpath(*folders[: i + 1]) / "__init__.py").is_file()
+        ),
+        0,
+    )
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts[top:])
 
 
 def to_mutant(candidate: Candidate, original: str) -> Mutant:
