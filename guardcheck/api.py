@@ -23,7 +23,7 @@ from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
 from guardcheck.lint import LintReport, lint_paths
-from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport
+from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport, Status
 from guardcheck.options import RunOptions, load_options
 from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
@@ -146,6 +146,59 @@ def _run(
     return report
 
 
+@dataclass(frozen=True)
+class SweepReport:
+    """A sweep: the run of mutmut's operator mutants, and what the filters skipped."""
+
+    report: RunReport
+    generated: int  # mutants mutmut's operators made, before guardcheck's filters
+    skipped: dict[str, int]  # filter name -> mutants it skipped
+    files: int
+    warnings: tuple[str, ...] = ()
+
+
+def sweep(
+    options: RunOptions,
+    paths: Sequence[str] = (),
+    *,
+    since: str | None = None,
+    events: RunEvents | None = None,
+) -> SweepReport:
+    """mutmut's operator mutants of `paths` (default: `source`) through the same lab as `run`.
+
+    `since` keeps only mutants on lines changed since that git revision.
+    """
+    from guardcheck import sweep as sweeping  # mutmut loads only when a sweep runs
+
+    chosen = list(paths) or list(options.source)
+    if not chosen:
+        raise GuardcheckError(
+            "nothing to sweep: give source paths, or set [tool.guardcheck] source"
+        )
+    for path in chosen:
+        if not options.resolve(Path(path)).exists():
+            raise GuardcheckError(f"sweep path {path} does not exist (under {options.root})")
+    try:
+        arid = sweeping.arid_rules_except(options.mutate_arid)
+    except ValueError as exc:
+        raise GuardcheckError(f"[tool.guardcheck] mutate_arid: {exc}") from None
+    changed = sweeping.changed_lines_since(options.root, since, chosen) if since else None
+    generated = sweeping.generate(
+        options.root, chosen, exclude=options.exclude, arid_rules=arid, changed_lines=changed
+    )
+    measured = options if options.source else options.with_overrides(source=tuple(chosen))
+    report = run(measured, events, mutants=generated.mutants)
+    total = len(generated.mutants) + sum(generated.skipped.values())
+    return SweepReport(report, total, generated.skipped, generated.files, generated.warnings)
+
+
+def emit_catalogue(results: Iterable[MutantResult], root: Path) -> str:
+    """Survivors as ready-to-edit catalogue entries (id and summary left for a person)."""
+    from guardcheck.sweep import emit_catalogue as emit
+
+    return emit([r.mutant for r in results], root)
+
+
 def exit_code(report: RunReport, gate: Gate) -> ExitCode:
     """The documented exit code of a finished run under `gate`."""
     if report.interrupted:
@@ -207,6 +260,10 @@ __all__ += [
     "LintReport",
     "MutantResult",
     "Row",
+    "Status",
+    "SweepReport",
+    "emit_catalogue",
     "equiv",
     "lint_tests",
+    "sweep",
 ]

@@ -249,11 +249,17 @@ class RunReport:
 
     @property
     def score(self) -> float:
-        """Percentage of mutants that pass the gate (Stryker's mutation score)."""
-        if not self.results:
-            return 100.0
-        passed = sum(1 for r in self.results if r.status.passes_gate)
-        return 100.0 * passed / len(self.results)
+        """The mutation score: detected over detected + missed, in percent.
+
+        Detected: caught or timed out. Missed: survived, no coverage, or caught
+        only by a test other than the named killers. Errors are neither (no
+        verdict was reached); a gate on the score still fails on any of them.
+        """
+        counts = self.counts()
+        detected = counts[Status.CAUGHT] + counts[Status.TIMEOUT]
+        missed = counts[Status.SURVIVED] + counts[Status.NO_COVERAGE]
+        missed += counts[Status.CAUGHT_ELSEWHERE]
+        return 100.0 if detected + missed == 0 else 100.0 * detected / (detected + missed)
 
     def counts(self) -> dict[Status, int]:
         counts = dict.fromkeys(Status, 0)
@@ -287,5 +293,7 @@ class Gate:
         if report.interrupted:
             return False
         if self.fail_under is not None:
-            return report.score >= self.fail_under
+            # An error is a mutant nobody can vouch for: no score makes up for it.
+            unjudged = any(r.status is Status.ERROR for r in report.results)
+            return report.score >= self.fail_under and not unjudged
         return not self.failures(report)

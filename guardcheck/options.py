@@ -28,6 +28,8 @@ KNOWN_KEYS = {
     "timeout_factor": "a mutant may take this many times its tests' baseline time (default: 2.0)",
     "timeout_constant": "plus this many seconds (default: 5.0)",
     "baseline_runs": "baseline runs; a test whose outcome changes is flaky (default: 1)",
+    "exclude": "sweep: path globs and qualified names never mutated (default: [])",
+    "mutate_arid": "sweep: arid-code rules to turn off, e.g. ['logging'] (default: [])",
 }
 
 
@@ -50,6 +52,8 @@ class RunOptions:
     timeout_factor: float = 2.0
     timeout_constant: float = 5.0
     baseline_runs: int = 1
+    exclude: tuple[str, ...] = ()  # sweep: globs over paths and qualified names
+    mutate_arid: tuple[str, ...] = ()  # sweep: arid rules turned off (their code is mutated)
     # Command line only:
     matrix: bool = False  # run every selected test against every mutant
     only: tuple[str, ...] = ()  # globs over mutation ids and tags
@@ -179,4 +183,6 @@ _READERS: dict[str, Callable[[Any, str], Any]] = {
     "timeout_factor": _number,
     "timeout_constant": _number,
     "baseline_runs": _count,
+    "exclude": _strings,
+    "mutate_arid": _strings,
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 from support.reports import all_caught_report, rich_report
 
@@ -28,9 +29,27 @@ def test_gate_passes_only_when_every_mutant_passes():
     assert Gate().passed(RunReport(root="/p"))
 
 
+def without_errors(report: RunReport) -> RunReport:
+    report.results = [r for r in report.results if r.status is not Status.ERROR]
+    return report
+
+
+def test_the_score_is_detected_over_detected_and_missed():
+    # 3 caught + 1 timeout detected; survived, no-coverage, caught-elsewhere missed; the
+    # error is neither.
+    assert rich_report().score == pytest.approx(100 * 4 / 7)
+
+
 def test_fail_under_replaces_the_per_mutant_rule():
-    assert Gate(fail_under=50).passed(rich_report())  # score is exactly 50%
-    assert not Gate(fail_under=50.1).passed(rich_report())
+    report = without_errors(rich_report())
+    assert Gate(fail_under=57).passed(report)
+    assert not Gate(fail_under=57.2).passed(report)
+
+
+def test_fail_under_still_fails_on_a_mutant_without_a_verdict():
+    """Regression: errors were counted as not passing but a low enough --fail-under passed a
+    run whose mutants guardcheck could not judge."""
+    assert not Gate(fail_under=0).passed(rich_report())
 
 
 def test_interrupted_run_never_passes():

@@ -147,7 +147,7 @@ def test_summary_line_for_a_clean_run():
 
 
 def test_summary_line_with_fail_under_and_interruption():
-    assert "gate passed (score 50.0% vs --fail-under 40%)" in summary_line(
+    assert "gate failed (score 57.1% vs --fail-under 40%)" in summary_line(
         rich_report(), Gate(fail_under=40)
     )
     assert summary_line(rich_report(interrupted=True)).endswith("— interrupted")

@@ -16,7 +16,7 @@ def test_headline_states_score_counts_and_failed_gate():
     headline = text.splitlines()[0]
     assert headline.startswith("## ")
     assert "gate failed" in headline
-    assert "Mutation score 50.0%" in text  # 3 caught + 1 timeout of 8
+    assert "Mutation score 57.1%" in text  # 3 caught + 1 timeout of 7 judged (1 error)
     assert "8 mutants: 3 caught, 1 timeout, 1 survived, 1 no-coverage" in text
 
 

@@ -1,0 +1,131 @@
+"""The flags every command that runs mutants shares (`run`, `sweep`), and how it publishes.
+
+`lab_flags` adds the options; `Publisher.from_flags` turns them into the gate,
+the RunOptions and the console; `Publisher.finish` renders the table, writes
+the report files and exits with the run's code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from guardcheck import api
+from guardcheck.commands.group import options_of
+from guardcheck.reports.console import (
+    ConsoleProgress,
+    Verbosity,
+    make_console,
+    render_matrix,
+    render_table,
+    summary_line,
+)
+from guardcheck.reports.junit import write_junit
+from guardcheck.reports.markdown import write_markdown
+from guardcheck.reports.stryker import write_json
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_FLAGS: list[Callable[[F], F]] = [
+    click.option(
+        "-j", "--jobs", type=click.IntRange(min=1), help="Parallel workers (default: CPUs)."
+    ),
+    click.option("--matrix", is_flag=True, help="Run every selected test: the full kill matrix."),
+    click.option(
+        "--allow-caught-elsewhere",
+        is_flag=True,
+        help="Pass mutants caught by a test other than their named killed_by tests.",
+    ),
+    click.option(
+        "--fail-under",
+        type=click.FloatRange(0, 100),
+        help="Gate on the mutation score (percent) instead of requiring every mutant caught.",
+    ),
+    click.option(
+        "--json", "json_path", type=click.Path(path_type=Path), help="Stryker-schema JSON report."
+    ),
+    click.option(
+        "--junit", "junit_path", type=click.Path(path_type=Path), help="JUnit XML report."
+    ),
+    click.option(
+        "--markdown", "markdown_path", type=click.Path(path_type=Path), help="Markdown summary."
+    ),
+    click.option(
+        "--timeout-factor", type=click.FloatRange(min=0), help="Mutant time budget factor."
+    ),
+    click.option("--timeout-constant", type=click.FloatRange(min=0), help="Seconds added to it."),
+    click.option(
+        "--baseline-runs",
+        type=click.IntRange(min=1),
+        metavar="N",
+        help="Run the baseline N times; a test whose outcome changes is flaky (exit 3).",
+    ),
+    click.option("-q", "--quiet", is_flag=True, help="Print only the final summary."),
+    click.option("-v", "--verbose", is_flag=True, help="Also print each mutant's tests."),
+]
+
+
+def lab_flags(command: F) -> F:
+    for flag in reversed(_FLAGS):
+        command = flag(command)
+    return command
+
+
+@dataclass
+class Publisher:
+    """What a mutant-running command prints and writes, as its flags asked."""
+
+    gate: api.Gate
+    options: api.RunOptions
+    console: Console
+    verbosity: Verbosity
+    reports: dict[Path, Callable[..., Path]]
+
+    @classmethod
+    def from_flags(cls, ctx: click.Context, flags: dict[str, Any], **overrides: Any) -> Publisher:
+        if flags["quiet"] and flags["verbose"]:
+            raise api.GuardcheckError("--quiet and --verbose contradict each other; pick one")
+        gate = api.Gate(
+            allow_caught_elsewhere=flags["allow_caught_elsewhere"], fail_under=flags["fail_under"]
+        )
+        options = options_of(
+            ctx,
+            jobs=flags["jobs"],
+            timeout_factor=flags["timeout_factor"],
+            timeout_constant=flags["timeout_constant"],
+            baseline_runs=flags["baseline_runs"],
+            matrix=flags["matrix"] or None,
+            gate=gate,
+            **overrides,
+        )
+        quiet, verbose = flags["quiet"], flags["verbose"]
+        verbosity = Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL
+        writers = {
+            flags["json_path"]: write_json,
+            flags["junit_path"]: write_junit,
+            flags["markdown_path"]: write_markdown,
+        }
+        reports = {path: write for path, write in writers.items() if path is not None}
+        return cls(gate, options, make_console(), verbosity, reports)
+
+    def progress(self) -> ConsoleProgress:
+        return ConsoleProgress(self.console, verbosity=self.verbosity, gate=self.gate)
+
+    def finish(self, ctx: click.Context, report: api.RunReport) -> None:
+        """The table (or the summary line), every report file, the exit code."""
+        if self.verbosity is Verbosity.QUIET:
+            self.console.print(summary_line(report, self.gate), highlight=False)
+        else:
+            render_table(report, self.console, gate=self.gate)
+            if self.options.matrix:
+                render_matrix(report, self.console)
+        for path, write in self.reports.items():
+            write(report, path, gate=self.gate)
+        if report.incomplete:
+            click.echo(f"guardcheck: results incomplete: {report.incomplete}", err=True)
+        ctx.exit(int(api.exit_code(report, self.gate)))
