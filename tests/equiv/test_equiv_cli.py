@@ -36,6 +36,7 @@ def test_json_reports_the_tiers_and_exits_0_when_equal(gates):
     assert report["tiers"]["exhaustive"] == 12
 
 
+@pytest.mark.slow  # the ledger fixture is a git repository
 def test_bad_revision_is_one_paragraph_and_exit_2(ledger):
     done = invoke(ledger, "ledger.gate:recovered@nope", CANONICAL)
     assert done.exit_code == 2

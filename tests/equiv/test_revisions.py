@@ -10,6 +10,8 @@ from guardcheck.equiv.check import check
 from guardcheck.equiv.request import EquivRequest
 from guardcheck.errors import GuardcheckError
 
+pytestmark = pytest.mark.slow  # the ledger fixture and revisions run git
+
 CANONICAL = "target_app.gateway.run:hygiene_compaction_recovered"
 
 
