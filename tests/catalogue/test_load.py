@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support.catalogue import write_tree
 
 from guardcheck.catalogue.load import catalogue_files, load_catalogue, parse_catalogue_text
 from guardcheck.errors import GuardcheckError
@@ -231,19 +230,9 @@ def test_transform_excludes_find_and_replace():
     assert problem.where.line == 5
 
 
-def test_folders_are_searched_recursively_in_sorted_order(tmp_path: Path):
-    entry = '[[mutation]]\nid = "{}"\nsummary = "s"\nfile = "m.py"\nfind = "x"\nreplace = "y"\n'
-    write_tree(
-        tmp_path,
-        {
-            "mutations/b.toml": entry.format("b"),
-            "mutations/a.toml": entry.format("a") + entry.format("a-two"),
-            "mutations/sub/c.toml": entry.format("c"),
-            "mutations/notes.txt": "not a catalogue",
-            "extra.toml": entry.format("extra"),
-        },
-    )
-    settings = replace(load_options(tmp_path), catalogue=(Path("mutations"), Path("extra.toml")))
+def test_folders_are_searched_recursively_in_sorted_order(project):
+    root = project("catalogue-folders")
+    settings = replace(load_options(root), catalogue=(Path("mutations"), Path("extra.toml")))
     files = [settings.display(f) for f in catalogue_files(settings)]
     assert files == [
         "mutations/a.toml",

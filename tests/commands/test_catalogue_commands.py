@@ -9,43 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.catalogue import FLAT_COOLDOWN, LADDER, make_project, run_cli, tree_state, write_tree
-
-UNGATED_RESET = '''
-[[mutation]]
-id = "ungated-reset"
-summary = "Success resets the streak even without progress."
-file = "app/ladder.py"
-scope = "Gate.record_success"
-find = """
-if after < before:
-    ...
-"""
-replace = "self.streak = 0"
-tags = ["ladder", "reset"]
-'''
-
-MOVED_CAP = """\
-[[mutation]]
-id = "moved-cap"
-summary = "The cap moves out of the ladder into the gate."
-file = "app/ladder.py"
-scope = "cooldown"
-find = "min($X, CAP)"
-replace = "$X"
-
-[[mutation.edit]]
-scope = "Gate.record_failure"
-find = "return cooldown(self.streak)"
-replace = "return min(cooldown(self.streak), CAP)"
-
-[[mutation]]
-id = "gone-call"
-summary = "Refers to code that no longer exists."
-file = "app/ladder.py"
-find = "no_such_call()"
-replace = "other_call()"
-"""
+from support.catalogue import FLAT_COOLDOWN, LADDER, ladder, run_cli, tree_state
+from support.projects import edit, write_files
 
 # Built from lines: the diff's context lines for blank lines are a lone space.
 FLAT_DIFF = "\n".join(
@@ -67,19 +32,23 @@ FLAT_DIFF = "\n".join(
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def root(project) -> Path:
     """Two catalogue files: three sound entries (one with two edits) and a stale one."""
-    return make_project(
-        tmp_path / "project",
-        {"ladder.toml": FLAT_COOLDOWN + UNGATED_RESET, "moves.toml": MOVED_CAP},
-    )
+    return project("ladder", "ladder-entries")
 
 
-def test_list_json_snapshot(project: Path):
-    result = run_cli(project, "list", "--json")
+def two_entries(project) -> Path:
+    """The ladder project with flat-cooldown and ungated-reset in mutations/ladder.toml."""
+    root = project("ladder", "ladder-entries")
+    (root / "mutations" / "moves.toml").unlink()
+    return root
+
+
+def test_list_json_snapshot(root: Path):
+    result = run_cli(root, "list", "--json")
     assert result.exit_code == 0
     listing = json.loads(result.stdout)
-    assert listing["root"] == str(project.resolve())
+    assert listing["root"] == str(root.resolve())
     listing["root"] = "<root>"
     (problem,) = listing["problems"]
     assert problem["details"]
@@ -164,8 +133,8 @@ def test_list_json_snapshot(project: Path):
     assert result.stderr == "catalogue has 1 problem: run `guardcheck check` to see them\n"
 
 
-def test_list_table_marks_invalid_entries_and_still_exits_0(project: Path):
-    result = run_cli(project, "list")
+def test_list_table_marks_invalid_entries_and_still_exits_0(root: Path):
+    result = run_cli(root, "list")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split() == [
@@ -183,14 +152,14 @@ def test_list_table_marks_invalid_entries_and_still_exits_0(project: Path):
     assert "run `guardcheck check`" in result.stderr
 
 
-def test_check_on_a_sound_catalogue(tmp_path: Path):
-    make_project(tmp_path, {"ladder.toml": FLAT_COOLDOWN + UNGATED_RESET})
-    result = run_cli(tmp_path, "check", "--collect")
+@pytest.mark.slow  # pytest --collect-only in a subprocess
+def test_check_on_a_sound_catalogue(project):
+    result = run_cli(two_entries(project), "check", "--collect")
     assert (result.exit_code, result.stdout) == (0, "2 mutations OK (killed_by collected)\n")
 
 
-def test_show_prints_each_diff_headed_by_id_and_summary(project: Path):
-    result = run_cli(project, "show", "flat-cooldown", "moved-cap")
+def test_show_prints_each_diff_headed_by_id_and_summary(root: Path):
+    result = run_cli(root, "show", "flat-cooldown", "moved-cap")
     assert result.exit_code == 0
     first, second = result.stdout.split("\n\n# ")
     assert first == (
@@ -205,21 +174,22 @@ def test_show_prints_each_diff_headed_by_id_and_summary(project: Path):
     )
 
 
-def test_show_unknown_id_suggests_the_closest(project: Path):
-    result = run_cli(project, "show", "flat-cooldown", "ungated-rest")
+def test_show_unknown_id_suggests_the_closest(root: Path):
+    result = run_cli(root, "show", "flat-cooldown", "ungated-rest")
     assert result.exit_code == 2
     assert result.stdout == ""
     assert "no mutation with id `ungated-rest` (did you mean `ungated-reset`?)" in result.stderr
 
 
-def test_show_of_an_invalid_entry_reports_its_problem(project: Path):
-    result = run_cli(project, "show", "gone-call")
+def test_show_of_an_invalid_entry_reports_its_problem(root: Path):
+    result = run_cli(root, "show", "gone-call")
     assert result.exit_code == 2
     assert "mutations/moves.toml:14: gone-call: stale:" in result.stderr
 
 
-def test_list_check_show_change_nothing_in_the_tree(project: Path):
-    before = tree_state(project)
+@pytest.mark.slow  # check --collect runs pytest --collect-only in a subprocess
+def test_list_check_show_change_nothing_in_the_tree(root: Path):
+    before = tree_state(root)
     for args in (
         ["list"],
         ["list", "--json"],
@@ -227,14 +197,14 @@ def test_list_check_show_change_nothing_in_the_tree(project: Path):
         ["check", "--collect"],
         ["show", "moved-cap"],
     ):
-        run_cli(project, *args)
-    assert tree_state(project) == before
+        run_cli(root, *args)
+    assert tree_state(root) == before
 
 
-def test_apply_then_revert_restores_the_exact_bytes(project: Path):
-    target = project / "app" / "ladder.py"
+def test_apply_then_revert_restores_the_exact_bytes(root: Path):
+    target = root / "app" / "ladder.py"
     original = target.read_bytes()
-    applied = run_cli(project, "apply", "flat-cooldown")
+    applied = run_cli(root, "apply", "flat-cooldown")
     assert applied.exit_code == 0, applied.output
     assert applied.stdout == FLAT_DIFF
     assert "WARNING: mutation `flat-cooldown` is now written into your working tree" in (
@@ -242,153 +212,126 @@ def test_apply_then_revert_restores_the_exact_bytes(project: Path):
     )
     assert "guardcheck apply --revert flat-cooldown" in applied.stderr
     assert b"return min(base, CAP)" in target.read_bytes()
-    assert (project / ".guardcheck" / ".gitignore").read_text().splitlines()[-1] == "*"
-    state = json.loads((project / ".guardcheck" / "applied" / "flat-cooldown.json").read_text())
+    assert (root / ".guardcheck" / ".gitignore").read_text().splitlines()[-1] == "*"
+    state = json.loads((root / ".guardcheck" / "applied" / "flat-cooldown.json").read_text())
     assert [f["path"] for f in state["files"]] == ["app/ladder.py"]
 
-    again = run_cli(project, "apply", "flat-cooldown")
+    again = run_cli(root, "apply", "flat-cooldown")
     assert again.exit_code == 2
     assert "already applied" in again.stderr
-    while_applied = run_cli(project, "check")
+    while_applied = run_cli(root, "check")
     assert while_applied.exit_code == 2  # the applied entry no longer matches: stale
     assert while_applied.stderr.startswith("note: applied to the working tree: flat-cooldown;")
 
-    reverted = run_cli(project, "apply", "--revert", "flat-cooldown")
+    reverted = run_cli(root, "apply", "--revert", "flat-cooldown")
     assert reverted.exit_code == 0, reverted.output
     assert target.read_bytes() == original
-    assert not (project / ".guardcheck" / "applied" / "flat-cooldown.json").exists()
+    assert not (root / ".guardcheck" / "applied" / "flat-cooldown.json").exists()
 
 
-def test_apply_keeps_crlf_line_endings(tmp_path: Path):
-    make_project(tmp_path)
-    target = tmp_path / "app" / "ladder.py"
+def test_apply_keeps_crlf_line_endings(project):
+    root = project("ladder")
+    target = root / "app" / "ladder.py"
     target.write_bytes(LADDER.replace("\n", "\r\n").encode())
-    assert run_cli(tmp_path, "apply", "flat-cooldown").exit_code == 0
+    assert run_cli(root, "apply", "flat-cooldown").exit_code == 0
     assert b"    return min(base, CAP)\r\n" in target.read_bytes()
     assert b"\n" not in target.read_bytes().replace(b"\r\n", b"")
-    assert run_cli(tmp_path, "apply", "--revert", "flat-cooldown").exit_code == 0
+    assert run_cli(root, "apply", "--revert", "flat-cooldown").exit_code == 0
     assert target.read_bytes() == LADDER.replace("\n", "\r\n").encode()
 
 
-def test_revert_refuses_when_the_file_changed_since_apply(project: Path):
-    assert run_cli(project, "apply", "flat-cooldown").exit_code == 0
-    target = project / "app" / "ladder.py"
+def test_revert_refuses_when_the_file_changed_since_apply(root: Path):
+    assert run_cli(root, "apply", "flat-cooldown").exit_code == 0
+    target = root / "app" / "ladder.py"
     edited = target.read_text() + "# my debugging note\n"
     target.write_text(edited)
-    result = run_cli(project, "apply", "--revert", "flat-cooldown")
+    result = run_cli(root, "apply", "--revert", "flat-cooldown")
     assert result.exit_code == 2
     assert "app/ladder.py changed since it was applied" in result.stderr
     assert target.read_text() == edited  # nothing thrown away
 
 
-def test_apply_refuses_to_stack_on_a_file_with_an_applied_mutant(project: Path):
-    assert run_cli(project, "apply", "flat-cooldown").exit_code == 0
-    result = run_cli(project, "apply", "ungated-reset")
+def test_apply_refuses_to_stack_on_a_file_with_an_applied_mutant(root: Path):
+    assert run_cli(root, "apply", "flat-cooldown").exit_code == 0
+    result = run_cli(root, "apply", "ungated-reset")
     assert result.exit_code == 2
     assert "`flat-cooldown` is applied to app/ladder.py" in result.stderr
 
 
-def test_revert_of_something_not_applied(project: Path):
-    assert run_cli(project, "apply", "ungated-reset").exit_code == 0
-    result = run_cli(project, "apply", "--revert", "ungated-rest")
+def test_revert_of_something_not_applied(root: Path):
+    assert run_cli(root, "apply", "ungated-reset").exit_code == 0
+    result = run_cli(root, "apply", "--revert", "ungated-rest")
     assert result.exit_code == 2
     assert "`ungated-rest` is not applied (did you mean `ungated-reset`?)" in result.stderr
-    escape = run_cli(project, "apply", "--revert", "../../etc/x")
+    escape = run_cli(root, "apply", "--revert", "../../etc/x")
     assert escape.exit_code == 2
     assert "is not a catalogue id" in escape.stderr
 
 
-def test_apply_refuses_an_invalid_entry_and_writes_nothing(project: Path):
-    before = tree_state(project)
-    result = run_cli(project, "apply", "gone-call")
+def test_apply_refuses_an_invalid_entry_and_writes_nothing(root: Path):
+    before = tree_state(root)
+    result = run_cli(root, "apply", "gone-call")
     assert result.exit_code == 2
     assert "gone-call: stale" in result.stderr
-    assert tree_state(project) == before
+    assert tree_state(root) == before
 
 
-def test_catalogue_option_overrides_the_configured_paths(project: Path, tmp_path: Path):
-    other = write_tree(tmp_path / "elsewhere", {"one.toml": FLAT_COOLDOWN})
-    result = run_cli(project, "--catalogue", str(other / "one.toml"), "check")
+def test_catalogue_option_overrides_the_configured_paths(root: Path, tmp_path: Path):
+    other = write_files(tmp_path / "elsewhere", {"one.toml": FLAT_COOLDOWN})
+    result = run_cli(root, "--catalogue", str(other / "one.toml"), "check")
     assert (result.exit_code, result.stdout) == (0, "1 mutation OK\n")
-    result = run_cli(project, "--catalogue", str(other), "--catalogue", str(other), "list")
+    result = run_cli(root, "--catalogue", str(other), "--catalogue", str(other), "list")
     assert result.stdout.splitlines()[-1] == "1 mutation"
 
 
-def test_bad_input_never_shows_a_traceback(tmp_path: Path):
-    make_project(tmp_path)
-    missing = run_cli(tmp_path, "--catalogue", str(tmp_path / "nope"), "check")
+def test_bad_input_never_shows_a_traceback(project):
+    root = project("ladder")
+    missing = run_cli(root, "--catalogue", str(root / "nope"), "check")
     assert missing.exit_code == 2
     assert "catalogue path" in missing.stderr
     assert "does not exist" in missing.stderr
-    no_root = run_cli(tmp_path / "absent", "check")
+    no_root = run_cli(root / "absent", "check")
     assert no_root.exit_code == 2
     assert "does not exist" in no_root.stderr
-    write_tree(tmp_path, {"pyproject.toml": "[tool.guardcheck\n"})
-    bad_config = run_cli(tmp_path, "list")
+    write_files(root, {"pyproject.toml": "[tool.guardcheck\n"})
+    bad_config = run_cli(root, "list")
     assert bad_config.exit_code == 2
     assert "not valid TOML" in bad_config.stderr
     for result in (missing, no_root, bad_config):
         assert "Traceback" not in result.output
 
 
-def test_a_transform_entry_and_deletion(tmp_path: Path):
-    transform = """\
-        import libcst as cst
-
-
-        class ZeroCap(cst.CSTTransformer):
-            def leave_Integer(self, original_node, updated_node):
-                if original_node.value == "3600":
-                    return updated_node.with_changes(value="0")
-                return updated_node
-        """
-    catalogue = """\
-        [[mutation]]
-        id = "zero-cap"
-        summary = "The cap is zero."
-        file = "app/ladder.py"
-        transform = "tools.mutations:ZeroCap"
-
-        [[mutation]]
-        id = "no-reset"
-        summary = "Success never resets."
-        file = "app/ladder.py"
-        scope = "Gate.record_success"
-        find = "self.streak = 0"
-        replace = ""
-        """
-    make_project(tmp_path, catalogue)
-    write_tree(tmp_path, {"tools/__init__.py": "", "tools/mutations.py": transform})
-    before = tree_state(tmp_path)
-    result = run_cli(tmp_path, "show", "zero-cap", "no-reset")
+def test_a_transform_entry_and_deletion(project):
+    root = project("ladder", "ladder-transform")
+    before = tree_state(root)
+    result = run_cli(root, "show", "zero-cap", "no-reset")
     assert result.exit_code == 0, result.output
     assert "-CAP = 3600\n+CAP = 0\n" in result.stdout
     assert "-            self.streak = 0\n+            pass\n" in result.stdout
-    assert tree_state(tmp_path) == before  # importing the transform left no __pycache__
+    assert tree_state(root) == before  # importing the transform left no __pycache__
 
 
-def test_python_m_guardcheck_in_a_real_subprocess(tmp_path: Path):
-    make_project(tmp_path, FLAT_COOLDOWN + UNGATED_RESET)
+@pytest.mark.slow
+def test_python_m_guardcheck_in_a_real_subprocess(project):
+    root = two_entries(project)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "guardcheck", "check"]
-    ok = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    ok = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, "2 mutations OK\n", "")
-    write_tree(tmp_path, {"app/ladder.py": LADDER.replace("after < before", "after <= before")})
-    stale = subprocess.run(
-        command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
-    )
+    edit(root / "app" / "ladder.py", "after < before", "after <= before")
+    stale = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
     assert stale.returncode == 2
     assert stale.stderr.startswith("mutations/ladder.toml:11: ungated-reset: stale:")
 
 
-def test_list_marks_the_second_of_two_duplicate_ids_invalid(tmp_path: Path):
+def test_list_marks_the_second_of_two_duplicate_ids_invalid(project):
     """Regression: `list` showed both entries as valid while `check` rejected the second."""
-    make_project(tmp_path, {"a.toml": FLAT_COOLDOWN, "b.toml": "\n\n" + FLAT_COOLDOWN})
-    listing = json.loads(run_cli(tmp_path, "list", "--json").stdout)
+    root = ladder(project, {"a.toml": FLAT_COOLDOWN, "b.toml": "\n\n" + FLAT_COOLDOWN})
+    listing = json.loads(run_cli(root, "list", "--json").stdout)
     assert [(m["catalogue"], m["valid"]) for m in listing["mutations"]] == [
         ("mutations/a.toml", True),
         ("mutations/b.toml", False),
     ]
-    table = run_cli(tmp_path, "list").stdout.splitlines()
+    table = run_cli(root, "list").stdout.splitlines()
     assert "(INVALID: duplicate)" in table[1]
     assert "INVALID" not in table[0]

@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from support.catalogue import FLAT_COOLDOWN, make_project, run_cli, tree_state
+from support.catalogue import run_cli, tree_state
+from support.projects import edit
 
 from guardcheck.api import exit_code
 from guardcheck.catalogue.select import select_mutants
@@ -71,13 +72,14 @@ def test_exit_code_follows_the_gate_and_an_interrupt_wins():
     assert exit_code(report(Status.CAUGHT, interrupted=True), Gate()) is ExitCode.INTERRUPTED
 
 
-def test_unknown_killed_by_stops_the_run_before_any_test_runs(tmp_path):
+@pytest.mark.slow
+def test_unknown_killed_by_stops_the_run_before_any_test_runs(project):
     """Regression guard: `run` checks killed_by against its own pytest session
     (no second collect process); a bad id must still stop it before the baseline."""
-    catalogue = FLAT_COOLDOWN.replace("test_ladder_escalates", "test_ladder_escalatez")
-    make_project(tmp_path, catalogue)
+    root = project("ladder")
+    edit(root / "mutations" / "ladder.toml", "test_ladder_escalates", "test_ladder_escalatez")
     done = subprocess.run(
-        [sys.executable, "-m", "guardcheck", "--root", str(tmp_path), "run"],
+        [sys.executable, "-m", "guardcheck", "--root", str(root), "run"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -87,19 +89,19 @@ def test_unknown_killed_by_stops_the_run_before_any_test_runs(tmp_path):
     assert "mutations/ladder.toml:1" in done.stderr
     assert "tests/test_ladder.py::test_ladder_escalates" in done.stderr
     assert "baseline" not in done.stdout
-    assert not (tmp_path / ".guardcheck" / "baseline.json").exists()
+    assert not (root / ".guardcheck" / "baseline.json").exists()
 
 
-def test_run_refuses_while_a_mutant_is_applied_and_says_how_to_revert(tmp_path):
+def test_run_refuses_while_a_mutant_is_applied_and_says_how_to_revert(project):
     """Regression: with `guardcheck apply` left in place, run reported the applied
     entry as stale, which hides the real cause."""
-    make_project(tmp_path)
-    assert run_cli(tmp_path, "apply", "flat-cooldown").exit_code == 0
-    applied = tree_state(tmp_path)
-    refused = run_cli(tmp_path, "run")
+    root = project("ladder")
+    assert run_cli(root, "apply", "flat-cooldown").exit_code == 0
+    applied = tree_state(root)
+    refused = run_cli(root, "run")
     assert refused.exit_code == ExitCode.USAGE
     assert "flat-cooldown" in refused.stderr
     assert "guardcheck apply --revert flat-cooldown" in refused.stderr
     assert "stale" not in refused.stderr
-    assert tree_state(tmp_path) == applied  # nothing ran, nothing was written
-    assert run_cli(tmp_path, "apply", "--revert", "flat-cooldown").exit_code == 0
+    assert tree_state(root) == applied  # nothing ran, nothing was written
+    assert run_cli(root, "apply", "--revert", "flat-cooldown").exit_code == 0

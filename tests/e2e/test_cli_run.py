@@ -19,9 +19,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from support.catalogue import FLAT_COOLDOWN, LADDER_TESTS, PYPROJECT, make_project, write_tree
-from support.lab import git_status
 from support.processes import alive, descendants, parent_table, wait_until
+from support.projects import commit, copy_project, edit, fixture_text, git_status, write_files
 
 from guardcheck.model import is_named_by
 
@@ -35,94 +34,32 @@ ESCALATES = TEST_FILE + "test_ladder_escalates"
 CAP = TEST_FILE + "test_cap"
 RESETS = TEST_FILE + "test_success_resets_only_on_progress"
 
-UNGATED_RESET = '''
-[[mutation]]
-id = "ungated-reset"
-summary = "Success resets the streak even without progress."
-file = "app/ladder.py"
-scope = "Gate.record_success"
-find = """
-if after < before:
-    ...
-"""
-replace = "self.streak = 0"
-killed_by = ["tests/test_ladder.py::test_success_resets_only_on_progress"]
-'''
-
-CATALOGUE = FLAT_COOLDOWN + UNGATED_RESET
-
-# Records every test that pytest runs (baseline and mutants alike) in $GC_WITNESS, a file
-# outside the project: the direct proof of whether any test ran at all.
-WITNESS_CONFTEST = """\
-import os
-
-
-def pytest_runtest_call(item):
-    witness = os.environ.get("GC_WITNESS")
-    if witness:
-        with open(witness, "a", encoding="utf-8") as handle:
-            handle.write(item.nodeid + "\\n")
-"""
-
-# tests/test_ladder.py with the escalation test weakened: it no longer checks that the
-# ladder climbs, so only test_cap still notices a flat cooldown.
-ESCALATION_ASSERT = "assert [cooldown(n) for n in (1, 2, 3)] == [60, 180, 540]"
-CAP_ASSERT = "assert cooldown(10) == 3600"
-assert LADDER_TESTS.count(ESCALATION_ASSERT) == 1
-assert LADDER_TESTS.count(CAP_ASSERT) == 1
-WEAK_ESCALATION = LADDER_TESTS.replace(ESCALATION_ASSERT, "assert cooldown(1) == 60")
-
-# ... and with test_cap weakened too, so that nothing notices it.
-WEAK_ESCALATION_AND_CAP = WEAK_ESCALATION.replace(CAP_ASSERT, "assert cooldown(10) <= 3600")
-
-# The first step of the ladder is the same with or without `flat-cooldown`.
-IDLE_TEST = """\
-from app.ladder import cooldown
-
-
-def test_first_step_is_positive():
-    assert cooldown(1) > 0
-"""
-
-STALE = """\
-# Refers to code that no longer exists.
-
-[[mutation]]
-id = "gone-call"
-summary = "A call that was removed long ago."
-file = "app/ladder.py"
-find = "no_such_call()"
-replace = "other_call()"
-"""
-
-HANGS = """\
-[[mutation]]
-id = "hangs"
-summary = "The cooldown computation hangs."
-file = "app/ladder.py"
-scope = "cooldown"
-find = "min($BASE * $MULT, CAP)"
-replace = "__import__('time').sleep(120)"
-"""
+# tests/test_ladder.py's escalation test weakened: it no longer checks that the ladder
+# climbs, so only test_cap still notices a flat cooldown ...
+WEAK_ESCALATION = (
+    "tests/test_ladder.py",
+    "assert [cooldown(n) for n in (1, 2, 3)] == [60, 180, 540]",
+    "assert cooldown(1) == 60",
+)
+# ... and test_cap weakened too, so that nothing notices it.
+WEAK_CAP = ("tests/test_ladder.py", "assert cooldown(10) == 3600", "assert cooldown(10) <= 3600")
 
 # `[1/2] caught           flat-cooldown  by tests/...  (0.02 s, fork)`: one per mutant.
 PROGRESS = re.compile(r"^\[\s*\d+/\d+\] (?P<verdict>\S+)\s+(?P<id>\S+)(?P<detail>.*)$")
 
 
-def commit(root: Path) -> Path:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([*git, "-C", str(root), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(root), "commit", "-qm", "fixture"], check=True)
-    return root
-
-
 def ladder_project(
-    folder: Path, catalogue: str | dict[str, str] = CATALOGUE, files: dict[str, str] | None = None
+    folder: Path,
+    *overlays: str,
+    edits: tuple[tuple[str, str, str], ...] = (),
+    files: dict[str, str] | None = None,
 ) -> Path:
-    """The ladder project of support.catalogue, the witness conftest and `files`, committed."""
-    root = make_project(folder / "project", catalogue)
-    write_tree(root, {"conftest.py": WITNESS_CONFTEST, **(files or {})})
+    """The ladder fixture project with the ladder-run overlay (a witness conftest.py and two
+    catalogue entries), further `overlays`, (path, old, new) `edits` and `files`, committed."""
+    root = copy_project(folder / "ladder", "ladder", "ladder-run", *overlays)
+    for path, old, new in edits:
+        edit(root / path, old, new)
+    write_files(root, files or {})
     return commit(root)
 
 
@@ -161,7 +98,7 @@ def verdicts(stdout: str) -> dict[str, tuple[str, str]]:
 
 
 def witnessed(root: Path) -> list[str]:
-    """Node ids of every test that ran during the runs so far (see WITNESS_CONFTEST)."""
+    """Node ids of every test that ran during the runs so far (see ladder-run/conftest.py)."""
     witness = root.parent / "witness.txt"
     return witness.read_text(encoding="utf-8").split() if witness.exists() else []
 
@@ -237,7 +174,7 @@ def test_a_passing_project_exits_0_with_every_report_and_a_clean_tree(tmp_path):
 
 
 def test_matrix_runs_every_selected_test_and_lists_the_tests_that_kill_nothing(tmp_path):
-    root = ladder_project(tmp_path, files={"tests/test_idle.py": IDLE_TEST})
+    root = ladder_project(tmp_path, "ladder-idle")
     done = guardcheck(root, "run", "--matrix")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
@@ -256,7 +193,7 @@ def test_matrix_runs_every_selected_test_and_lists_the_tests_that_kill_nothing(t
 def weakened(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The escalation test weakened so only test_cap still catches flat-cooldown; one run."""
     folder = tmp_path_factory.mktemp("weakened")
-    root = ladder_project(folder, files={"tests/test_ladder.py": WEAK_ESCALATION})
+    root = ladder_project(folder, edits=(WEAK_ESCALATION,))
     return root, guardcheck(root, "run")
 
 
@@ -288,7 +225,7 @@ def test_allow_caught_elsewhere_passes_the_gate_but_still_reports_the_verdict(we
 def survivor(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """Escalation and cap tests weakened: flat-cooldown survives, ungated-reset is caught."""
     folder = tmp_path_factory.mktemp("survivor")
-    root = ladder_project(folder, files={"tests/test_ladder.py": WEAK_ESCALATION_AND_CAP})
+    root = ladder_project(folder, edits=(WEAK_ESCALATION, WEAK_CAP))
     return root, guardcheck(root, "run")
 
 
@@ -325,7 +262,7 @@ def nothing_ran(root: Path, done: subprocess.CompletedProcess[str]) -> None:
 
 
 def test_a_stale_entry_exits_2_naming_it_before_any_test_runs(tmp_path):
-    root = ladder_project(tmp_path, {"ladder.toml": CATALOGUE, "stale.toml": STALE})
+    root = ladder_project(tmp_path, "ladder-stale")
     done = guardcheck(root, "run")
     assert done.returncode == 2, done.stdout + done.stderr
     problems = [line for line in done.stderr.splitlines() if ": gone-call: " in line]
@@ -363,25 +300,11 @@ def test_a_red_baseline_exits_3_naming_the_failing_test_and_runs_no_mutant(tmp_p
     assert git_status(root) == ""
 
 
-# Passes on its 1st, 3rd, ... run and fails on the others: the count is kept beside the
-# project, where no fork or sandbox can reset it.
-FLIPPING_TEST = """\
-from pathlib import Path
-
-COUNTER = Path(__file__).resolve().parents[2] / "flips.txt"
-
-
-def test_flips():
-    runs = int(COUNTER.read_text()) if COUNTER.exists() else 0
-    COUNTER.write_text(str(runs + 1))
-    assert runs % 2 == 0
-"""
-
-FLAKY = "tests/test_flaky.py::test_flips"
+FLAKY = "tests/test_flaky.py::test_flips"  # from the flaky-test overlay
 
 
 def test_baseline_runs_2_exits_3_naming_the_flaky_test_and_its_outcome_per_run(tmp_path):
-    root = ladder_project(tmp_path, files={"tests/test_flaky.py": FLIPPING_TEST})
+    root = ladder_project(tmp_path, "flaky-test")
     done = guardcheck(root, "run", "--baseline-runs", "2")
     assert done.returncode == 3, done.stdout + done.stderr
     assert f"flaky: {FLAKY} passed in run 1, failed in run 2" in done.stderr
@@ -392,11 +315,8 @@ def test_baseline_runs_2_exits_3_naming_the_flaky_test_and_its_outcome_per_run(t
 
 
 def test_baseline_runs_comes_from_the_config_and_the_flag_overrides_it(tmp_path):
-    files = {
-        "pyproject.toml": PYPROJECT + "baseline_runs = 2\n",
-        "tests/test_flaky.py": FLIPPING_TEST,
-    }
-    root = ladder_project(tmp_path, files=files)
+    pyproject = fixture_text("ladder", "pyproject.toml") + "baseline_runs = 2\n"
+    root = ladder_project(tmp_path, "flaky-test", files={"pyproject.toml": pyproject})
     from_config = guardcheck(root, "run")
     assert from_config.returncode == 3, from_config.stdout + from_config.stderr
     assert f"flaky: {FLAKY} passed in run 1, failed in run 2" in from_config.stderr
@@ -416,7 +336,7 @@ def _default_sigint() -> None:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupt_mid_mutant_exits_130_with_no_process_left_and_a_clean_tree(tmp_path, signum):
-    root = ladder_project(tmp_path, {"hangs.toml": HANGS})
+    root = ladder_project(tmp_path, "ladder-hangs")  # its only entry hangs
     outdir = root / ".guardcheck"
     process = subprocess.Popen(
         [sys.executable, "-m", "guardcheck", "run", "--timeout-constant", "600"],
@@ -497,7 +417,12 @@ def test_the_host_killed_mid_run_exits_4_with_reports_of_the_mutants_that_finish
     """Regression: the pytest host dying mid-run exited 2 ("nothing was run") and the results
     of the mutants that had finished were lost; now every report keeps them (exit 4)."""
     # flat-cooldown finishes first (one job, catalogue order), then `hangs` hangs.
-    root = ladder_project(tmp_path, {"a.toml": FLAT_COOLDOWN, "b.toml": HANGS})
+    catalogue = (
+        fixture_text("ladder", "mutations/ladder.toml")
+        + "\n"
+        + fixture_text("ladder-hangs", "mutations/ladder.toml")
+    )
+    root = ladder_project(tmp_path, files={"mutations/ladder.toml": catalogue})
     outdir = root / ".guardcheck"
     report_path = tmp_path / "report.json"
     junit_path = tmp_path / "report.xml"

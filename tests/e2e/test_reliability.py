@@ -6,76 +6,51 @@ killed like a user's terminal would, and checks the process table afterwards.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
-import textwrap
-import time
 from pathlib import Path
 
 import pytest
-from support.lab import T, git_status, make_project, mutant, run
+from support.lab import T, mutant, run
 from support.processes import alive, descendants, parent_table, wait_until
+from support.projects import commit, copy_project, git_status, write_files
 
 from guardcheck.lab.baseline import BaselineFailed
 from guardcheck.model import Status
 
 pytestmark = pytest.mark.slow
 
-SUPPORT = Path(__file__).parents[1]  # holds the `support` package
-
-DRIVER = textwrap.dedent(
-    """
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, {support!r})
-    from support.lab import Events, mutant, run
-
-    from guardcheck.errors import GuardcheckError
-
-    root = Path(sys.argv[1])
+DRIVER = Path(__file__).parents[1] / "support" / "lab_driver.py"
 
 
-    class Loud(Events):
-        def mutant_started(self, m):
-            print("started", m.id, flush=True)
+def sleepers(folder: Path) -> list[list[str]]:
+    """Two hanging mutants, each leaving a mark in `folder` once it is where it hangs."""
+    fork, fresh = folder / "fork-hangs", folder / "fresh-hangs"
+    return [
+        # Forked by the host: hangs inside a test.
+        ["sleep-fork", "return a + b", f"return (open({str(fork)!r}, 'w').close(), {SLEEP})"],
+        # Fresh interpreter: hangs while importing the mutated module.
+        ["sleep-fresh", "LIMIT = 10", f"LIMIT = (open({str(fresh)!r}, 'w').close(), {SLEEP})"],
+    ]
 
 
-    mutants = {mutants}
-    try:
-        report = run(root, mutants, Loud(), {options})
-    except GuardcheckError as exc:
-        print("error", exc.code, flush=True)
-    else:
-        for r in report.results:
-            print("result", r.mutant.id, r.status.value, r.reason, flush=True)
-        if report.incomplete:
-            print("incomplete", report.incomplete.splitlines()[0], flush=True)
-        print("interrupted" if report.interrupted else "finished", flush=True)
-    """
-)
-
-SLEEPERS = """[
-    # Forked by the host: hangs inside a test.
-    mutant(root, "sleep-fork", "return a + b", "return __import__('time').sleep(60)"),
-    # Fresh interpreter: hangs while importing the mutated module.
-    mutant(root, "sleep-fresh", "LIMIT = 10", "LIMIT = __import__('time').sleep(60)"),
-]"""
+SLEEP = "__import__('time').sleep(60)"  # a hang in the fixture program, not a wait of ours
 
 
-def start_driver(tmp_path: Path, mutants: str, options: str) -> tuple[Path, Path, subprocess.Popen]:
+def start_driver(
+    tmp_path: Path, mutants: list[list[str]], options: dict[str, object]
+) -> tuple[Path, Path, subprocess.Popen]:
     """A project, plus a driver process running `mutants` on it with run_lab `options`."""
-    root = make_project(tmp_path / "project")
+    root = copy_project(tmp_path / "calc", "calc", git=True)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    script = tmp_path / "driver.py"
-    script.write_text(
-        DRIVER.format(support=str(SUPPORT), mutants=mutants, options=options), encoding="utf-8"
-    )
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"mutants": mutants, "options": options}), encoding="utf-8")
     driver = subprocess.Popen(
-        [sys.executable, str(script), str(root)],
+        [sys.executable, str(DRIVER), str(root), str(spec)],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(scratch)},  # where the lab's scratch folder goes
@@ -105,15 +80,17 @@ def host_of(driver: subprocess.Popen) -> int:
 @pytest.fixture
 def driven(tmp_path):
     """A project, plus a driver process running two hanging mutants on it."""
-    root, scratch, driver = start_driver(tmp_path, SLEEPERS, "jobs=2, timeout_constant=60.0")
+    mutants = sleepers(tmp_path)
+    root, scratch, driver = start_driver(tmp_path, mutants, {"jobs": 2, "timeout_constant": 60.0})
     wait_started(driver, 2)
 
-    def all_started() -> bool:
-        # the host, its forked child, the fresh pytest (plus nothing else of ours)
-        return len(descendants(driver.pid)) >= 3
+    def both_hanging() -> bool:
+        # The fork child is inside its test and the fresh pytest inside its import; the
+        # host, its forked child and the fresh pytest are all below the driver.
+        marks = (tmp_path / "fork-hangs", tmp_path / "fresh-hangs")
+        return all(m.exists() for m in marks) and len(descendants(driver.pid)) >= 3
 
-    assert wait_until(all_started)
-    time.sleep(0.3)  # let the fork child enter its test and the fresh pytest its import
+    assert wait_until(both_hanging, seconds=60)
     try:
         yield root, scratch, driver
     finally:
@@ -152,25 +129,17 @@ def test_kill_9_of_the_pytest_host_ends_the_run_incomplete_and_no_orphans(driven
     assert_clean_afterwards(root, scratch, pids)
 
 
-# The first hangs in its first test, after leaving a mark (outside the project) that it is
-# there; the others are ordinary mutants queued behind it (one job).
-WORKER_VICTIM = """[
-    mutant(
-        root,
-        "hangs",
-        "return a + b",
-        "return (open({mark!r}, 'w').close(), __import__('time').sleep(60))",
-    ),
-    mutant(root, "after-clamp", "if x > LIMIT", "if x < LIMIT"),
-    mutant(root, "after-square", "return x * x", "return x + x"),
-]"""
-
-
 def test_kill_9_of_a_mutant_worker_is_a_crash_verdict_and_the_run_goes_on(tmp_path):
     """Issue 4's reliability list: a worker (a mutant's forked child) killed with -9."""
+    # The first hangs in its first test, after leaving a mark (outside the project) that it
+    # is there; the others are ordinary mutants queued behind it (one job).
     mark = tmp_path / "hanging"
-    mutants = WORKER_VICTIM.format(mark=str(mark))
-    root, scratch, driver = start_driver(tmp_path, mutants, "jobs=1, timeout_constant=60.0")
+    mutants = [
+        ["hangs", "return a + b", f"return (open({str(mark)!r}, 'w').close(), {SLEEP})"],
+        ["after-clamp", "if x > LIMIT", "if x < LIMIT"],
+        ["after-square", "return x * x", "return x + x"],
+    ]
+    root, scratch, driver = start_driver(tmp_path, mutants, {"jobs": 1, "timeout_constant": 60.0})
     try:
         wait_started(driver, 1)
         assert wait_until(mark.exists, seconds=30), "the mutant never reached its test"
@@ -219,17 +188,18 @@ def test_sigterm_is_handled_like_ctrl_c(driven):
     assert_clean_afterwards(root, scratch, pids)
 
 
-def test_a_test_calling_os_exit_in_the_baseline_is_a_red_baseline_not_a_hang(tmp_path):
-    exits = {"tests/test_exit.py": "import os\n\ndef test_exit():\n    os._exit(0)\n"}
-    root = make_project(tmp_path, exits)
+def test_a_test_calling_os_exit_in_the_baseline_is_a_red_baseline_not_a_hang(project):
+    root = project("calc")
+    write_files(root, {"tests/test_exit.py": "import os\n\ndef test_exit():\n    os._exit(0)\n"})
+    commit(root)
     with pytest.raises(BaselineFailed) as info:
         run(root, [mutant(root, "add", "return a + b", "return a - b")])
     assert "crashed (exit code 0) during tests/test_exit.py::test_exit" in str(info.value)
     assert git_status(root) == ""
 
 
-def test_a_mutant_calling_os_exit_leaves_the_next_mutants_working(tmp_path):
-    root = make_project(tmp_path)
+def test_a_mutant_calling_os_exit_leaves_the_next_mutants_working(project):
+    root = project("calc", git=True)
     mutants = [
         mutant(root, "exit", "return a + b", "return __import__('os')._exit(0)"),
         mutant(root, "after", "if x > LIMIT", "if x < LIMIT"),

@@ -41,6 +41,7 @@ def test_json_reports_the_tiers_and_exits_0_when_equal(gates):
     assert report["tiers"]["exhaustive"] == 12
 
 
+@pytest.mark.slow  # the ledger fixture is a git repository
 def test_bad_revision_is_one_paragraph_and_exit_2(ledger):
     done = invoke(ledger, "ledger.gate:recovered@nope", CANONICAL)
     assert done.exit_code == 2
@@ -57,9 +58,21 @@ def test_stateful_divergence_exits_1(gates):
 @pytest.mark.slow
 def test_real_process_compares_a_revision_with_todays_code(ledger):
     done = subprocess.run(
-        [sys.executable, "-m", "guardcheck", "equiv", "ledger.gate:recovered@HEAD~1",
-         CANONICAL, "--examples", "5000"],
-        cwd=ledger, capture_output=True, text=True, check=False, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "guardcheck",
+            "equiv",
+            "ledger.gate:recovered@HEAD~1",
+            CANONICAL,
+            "--examples",
+            "5000",
+        ],
+        cwd=ledger,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
         # target_app is the repository's, not installed: make it importable as a user would.
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )

@@ -39,8 +39,9 @@ def test_finite_domains_are_enumerated_exhaustively(gates):
 
 
 def test_bound_makes_ints_a_finite_domain(gates):
-    result = run(gates, "gatekit.progress:made_progress",
-                 "gatekit.progress:made_progress_inverted", bound=4)
+    result = run(
+        gates, "gatekit.progress:made_progress", "gatekit.progress:made_progress_inverted", bound=4
+    )
     assert result.equal
     assert result.functions.result.complete
     assert result.functions.result.counts["exhaustive"] == 9**4
@@ -69,10 +70,16 @@ def test_a_revision_that_raises_where_the_other_returns_is_reported(gates):
 
 
 def test_assume_restricts_to_reachable_inputs(gates):
-    plain = run(gates, "gatekit.progress:made_progress", "gatekit.progress:guarded_zero",
-                examples=5_000)
-    assumed = run(gates, "gatekit.progress:made_progress", "gatekit.progress:guarded_zero",
-                  examples=5_000, assume="gatekit.hooks:some_tokens")
+    plain = run(
+        gates, "gatekit.progress:made_progress", "gatekit.progress:guarded_zero", examples=5_000
+    )
+    assumed = run(
+        gates,
+        "gatekit.progress:made_progress",
+        "gatekit.progress:guarded_zero",
+        examples=5_000,
+        assume="gatekit.hooks:some_tokens",
+    )
     assert not plain.equal
     assert assumed.equal
     assert assumed.functions.result.rejected > 0
@@ -81,8 +88,13 @@ def test_assume_restricts_to_reachable_inputs(gates):
 def test_strategy_bridges_an_unannotated_signature(gates):
     with pytest.raises(GuardcheckError, match="signatures differ"):
         run(gates, "gatekit.progress:made_progress", "gatekit.progress:untyped")
-    result = run(gates, "gatekit.progress:made_progress", "gatekit.progress:untyped",
-                 strategy="gatekit.hooks:token_counts", examples=2_000)
+    result = run(
+        gates,
+        "gatekit.progress:made_progress",
+        "gatekit.progress:untyped",
+        strategy="gatekit.hooks:token_counts",
+        examples=2_000,
+    )
     assert result.equal
     assert result.functions.result.counts["hypothesis"] == 2_000
 
@@ -107,7 +119,12 @@ def test_hand_rolled_gate_disagrees_with_the_canonical_predicate(gates):
         ("gatekit.progress", CANONICAL, "not of the form"),
         ("gatekit.progress:Mode", CANONICAL, "signatures differ"),
         ("gatekit.progress:untyped", "gatekit.progress:untyped", "has no type annotation"),
-        ("gatekit.progress:made_progress@HEAD", CANONICAL, "not inside a git repository"),
+        pytest.param(  # asks `git rev-parse` in a subprocess
+            "gatekit.progress:made_progress@HEAD",
+            CANONICAL,
+            "not inside a git repository",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_bad_input_is_a_usage_error(gates, old, new, message):
@@ -124,5 +141,10 @@ def test_crosshair_backend_without_the_extra_says_how_to_install(gates):
     else:
         pytest.skip("hypothesis-crosshair is installed here")
     with pytest.raises(GuardcheckError, match=r"guardcheck\[crosshair\]"):
-        run(gates, "gatekit.progress:made_progress", "gatekit.progress:made_progress_inverted",
-            backend="crosshair", examples=10)
+        run(
+            gates,
+            "gatekit.progress:made_progress",
+            "gatekit.progress:made_progress_inverted",
+            backend="crosshair",
+            examples=10,
+        )

@@ -10,6 +10,8 @@ from guardcheck.equiv.check import check
 from guardcheck.equiv.request import EquivRequest
 from guardcheck.errors import GuardcheckError
 
+pytestmark = pytest.mark.slow  # the ledger fixture and revisions run git
+
 CANONICAL = "target_app.gateway.run:hygiene_compaction_recovered"
 
 
@@ -25,16 +27,16 @@ def test_rewrite_at_another_revision_agrees_with_the_canonical_gate(ledger):
 
 
 def test_old_revision_against_the_working_tree(ledger):
-    result = run(ledger, "ledger.gate:recovered@HEAD~1", "ledger.gate:recovered",
-                 examples=20_000)
+    result = run(ledger, "ledger.gate:recovered@HEAD~1", "ledger.gate:recovered", examples=20_000)
     assert result.equal
 
 
 def test_revision_modules_import_their_own_package_from_the_same_revision(ledger, git):
     """Regression guard: revision 1's `import ledger.thresholds` / `from ledger.thresholds
     import RATIO` must not reach today's thresholds (0.9), or the gates would disagree."""
-    result = run(ledger, "ledger.gate:recovered@HEAD~1", "ledger.gate:recovered@HEAD",
-                 examples=5_000)
+    result = run(
+        ledger, "ledger.gate:recovered@HEAD~1", "ledger.gate:recovered@HEAD", examples=5_000
+    )
     assert result.equal
     first = git(ledger, "rev-parse", "HEAD~1")[:10]
     assert sys.modules[f"__guardcheck_rev_{first}__.ledger.thresholds"].RATIO == 0.95

@@ -42,9 +42,14 @@ def test_legacy_view_drops_a_key_set_to_the_field_default(gates):
 def test_legacy_view_iterates_in_session_order_not_insertion_order(gates):
     """With values the view can hold, what is left is order: re-inserting a key moves it
     to the end of a dict but not of the view (sessions keep their creation order)."""
-    result = run(gates, "builtins:dict", "gatekit.views:make_legacy_view",
-                 strategy="gatekit.hooks:non_default_text",
-                 methods=("__setitem__", "__delitem__", "__iter__", "__len__"), examples=2_000)
+    result = run(
+        gates,
+        "builtins:dict",
+        "gatekit.views:make_legacy_view",
+        strategy="gatekit.hooks:non_default_text",
+        methods=("__setitem__", "__delitem__", "__iter__", "__len__"),
+        examples=2_000,
+    )
     divergence = result.stateful.divergence
     assert not result.equal
     assert divergence.what == "state after"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.lab import FILES, OPS, Events, T, by_id, git_status, make_project, mutant, run
+from support.lab import OPS, Events, T, by_id, mutant, run
+from support.projects import commit, copy_project, edit, git_status, write_files
 
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.baseline import BaselineFailed
@@ -45,7 +46,7 @@ def catalogue(root: Path) -> list:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory) -> tuple[Path, RunReport, Events]:
-    root = make_project(tmp_path_factory.mktemp("calc"))
+    root = copy_project(tmp_path_factory.mktemp("lab") / "calc", "calc", git=True)
     events = Events()
     report = run(root, catalogue(root), events, jobs=2, timeout_constant=1.0)
     return root, report, events
@@ -177,8 +178,8 @@ def test_log_holds_selection_and_failure_text(lab):
     assert log.splitlines()[-1].startswith("verdict: caught")
 
 
-def test_matrix_runs_every_selected_test_with_one_job(tmp_path):
-    root = make_project(tmp_path)
+def test_matrix_runs_every_selected_test_with_one_job(project):
+    root = project("calc", git=True)
     mutants = [
         mutant(root, "add", "return a + b", "return a - b"),
         mutant(root, "limit", "LIMIT = 10", "LIMIT = 11"),
@@ -192,9 +193,10 @@ def test_matrix_runs_every_selected_test_with_one_job(tmp_path):
     assert limit.killers == (T + "test_clamp",)
 
 
-def test_a_red_baseline_stops_the_run_and_names_the_test(tmp_path):
-    red = {"tests/test_red.py": "def test_red():\n    assert 1 == 2\n"}
-    root = make_project(tmp_path, red)
+def test_a_red_baseline_stops_the_run_and_names_the_test(project):
+    root = project("calc")
+    write_files(root, {"tests/test_red.py": "def test_red():\n    assert 1 == 2\n"})
+    commit(root)
     with pytest.raises(BaselineFailed) as info:
         run(root, [mutant(root, "add", "return a + b", "return a - b")])
     assert info.value.code is ExitCode.BASELINE_FAILED
@@ -202,32 +204,11 @@ def test_a_red_baseline_stops_the_run_and_names_the_test(tmp_path):
     assert git_status(root) == ""
 
 
-# Passes on its 1st, 3rd, ... run and fails on the others: the count lives in a file outside
-# the project, so no fork, sandbox or cache can reset it.
-FLIPPING_TEST = """
-from pathlib import Path
-
-COUNTER = Path({counter!r})
+FLAKY = "tests/test_flaky.py::test_flips"  # from the flaky-test overlay
 
 
-def test_flips():
-    runs = int(COUNTER.read_text()) if COUNTER.exists() else 0
-    COUNTER.write_text(str(runs + 1))
-    assert runs % 2 == 0, f"call {{runs + 1}} fails"
-"""
-
-FLAKY = "tests/test_flaky.py::test_flips"
-
-
-def flaky_project(tmp_path: Path) -> Path:
-    counter = tmp_path / "flips.txt"
-    return make_project(
-        tmp_path / "project", {"tests/test_flaky.py": FLIPPING_TEST.format(counter=str(counter))}
-    )
-
-
-def test_a_flaky_baseline_test_stops_the_run_when_the_baseline_runs_twice(tmp_path):
-    root = flaky_project(tmp_path)
+def test_a_flaky_baseline_test_stops_the_run_when_the_baseline_runs_twice(project):
+    root = project("calc", "flaky-test", git=True)
     events = Events()
     with pytest.raises(BaselineFailed) as info:
         run(root, [mutant(root, "add", "return a + b", "return a - b")], events, baseline_runs=2)
@@ -240,57 +221,32 @@ def test_a_flaky_baseline_test_stops_the_run_when_the_baseline_runs_twice(tmp_pa
     assert git_status(root) == ""
 
 
-def test_with_one_baseline_run_the_same_flaky_test_does_not_stop_the_run(tmp_path):
-    root = flaky_project(tmp_path)
+def test_with_one_baseline_run_the_same_flaky_test_does_not_stop_the_run(project):
+    root = project("calc", "flaky-test", git=True)
     report = run(root, [mutant(root, "add", "return a + b", "return a - b")])
     assert FLAKY in [t.nodeid for t in report.baseline]
     assert report.results[0].status is Status.CAUGHT
 
 
-COLD_TEST = """
-from pathlib import Path
-
-SEEN = []
-
-
-def test_starts_cold():
-    SEEN.append(1)
-    assert SEEN == [1]  # a second run in the same process would see [1, 1]
-    with open({witness!r}, "a") as handle:
-        handle.write("ran\\n")
-"""
-
-
-def test_every_baseline_run_is_a_cold_fork_and_a_stable_suite_goes_on(tmp_path):
-    witness = tmp_path / "witness.txt"
-    test = {"tests/test_cold.py": COLD_TEST.format(witness=str(witness))}
-    root = make_project(tmp_path / "project", test)
+def test_every_baseline_run_is_a_cold_fork_and_a_stable_suite_goes_on(project):
+    root = project("calc", "calc-cold", git=True)
+    witness = root.parent / "witness.txt"  # written beside the project by tests/test_cold.py
     report = run(root, [mutant(root, "add", "return a + b", "return a - b")], baseline_runs=3)
     assert witness.read_text().splitlines() == ["ran"] * 3  # three runs, none flagged flaky
     assert report.results[0].status is Status.CAUGHT
     assert git_status(root) == ""
 
 
-# The user's pytest-timeout, through addopts: 3 s per test, far below guardcheck's budget.
-TIMEOUT_PYPROJECT = FILES["pyproject.toml"].replace(
-    "addopts = \"-m 'not broken'\"", "addopts = \"-m 'not broken' --timeout=3\""
-)
-
-PLUGIN_TEST = """
-def test_pytest_timeout_is_active(request):
-    assert request.config.pluginmanager.hasplugin("timeout")
-    assert request.config.getoption("timeout") == 3
-"""
-
-
-def test_the_users_pytest_timeout_fails_a_hanging_mutant_in_the_child(tmp_path):
+def test_the_users_pytest_timeout_fails_a_hanging_mutant_in_the_child(project):
     """Regression: the host unregisters pytest's terminal reporter to keep children quiet, and
     pytest-timeout's handler asked config.get_terminal_writer() for it, so the timeout
     surfaced as an AssertionError inside _pytest/config instead of pytest-timeout's failure.
     Also guards the one-line reason's location, which pointed into pytest.fail's own frame."""
-    assert "--timeout=3" in TIMEOUT_PYPROJECT
-    extra = {"pyproject.toml": TIMEOUT_PYPROJECT, "tests/test_plugin.py": PLUGIN_TEST}
-    root = make_project(tmp_path, extra)
+    root = project("calc", "calc-timeout")
+    # The user's pytest-timeout, through addopts: 3 s per test, far below guardcheck's budget.
+    pyproject = edit(root / "pyproject.toml", "-m 'not broken'", "-m 'not broken' --timeout=3")
+    assert "--timeout=3" in pyproject
+    commit(root)
     mutants = [
         mutant(root, "hangs", "return a + b", "return __import__('time').sleep(60)"),
         mutant(root, "after", "if x > LIMIT", "if x < LIMIT"),

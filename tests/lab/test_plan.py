@@ -1,4 +1,4 @@
-"""Test selection (plan.py) and verdicts (verdict.py): pure functions, no processes."""
+"""Test selection (plan.py): a pure function, no processes (verdicts: test_verdict.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,11 @@ import textwrap
 import pytest
 
 from guardcheck.lab.plan import EarlyResult, RunPlan, plan_mutant
-from guardcheck.lab.verdict import decide
 from guardcheck.model import (
     BaselineTest,
-    ChildOutcome,
     FileChange,
     Mutant,
     Status,
-    TestOutcome,
-    TestResult,
     Where,
 )
 
@@ -123,55 +119,6 @@ def test_timeout_is_factor_times_selected_baseline_time_plus_constant():
     assert plan.timeout == pytest.approx(3.0 * (0.1 + 0.3 + 0.5) + 1.0)
 
 
-# --- verdicts ----------------------------------------------------------------
-
-NAMED = mutant("a + b", "a - b", ("t.py::fast",))
-FAIL = TestOutcome.FAILED
-PASS = TestOutcome.PASSED
-
-
-def outcome(*tests: tuple[str, TestOutcome], evidence: bool = True, **kw: object) -> ChildOutcome:
-    results = tuple(TestResult(n, o, 0.01, "boom" if o is FAIL else "") for n, o in tests)
-    return ChildOutcome(tests=results, evidence=evidence, **kw)  # type: ignore[arg-type]
-
-
-def test_a_failing_named_killer_is_caught_with_its_message():
-    status, reason = decide(NAMED, outcome(("t.py::fast", FAIL)))
-    assert (status, reason) == (Status.CAUGHT, "t.py::fast: boom")
-
-
-def test_caught_only_by_another_test_is_caught_elsewhere():
-    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", FAIL)))
-    assert status is Status.CAUGHT_ELSEWHERE
-    assert "t.py::slow" in reason
-    assert "t.py::fast" in reason
-
-
-def test_all_passing_with_evidence_survives_and_without_evidence_is_an_error():
-    assert decide(NAMED, outcome(("t.py::fast", PASS)))[0] is Status.SURVIVED
-    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), evidence=False))
-    assert status is Status.ERROR
-    assert "no evidence" in reason
-
-
-def test_a_failure_while_the_mutant_never_ran_is_reported_as_suspect_not_caught():
-    status, reason = decide(NAMED, outcome(("t.py::fast", FAIL), evidence=False))
-    assert status is Status.ERROR
-    assert "never ran" in reason
-
-
-def test_timeouts_crashes_and_activation_errors():
-    timed = decide(NAMED, outcome(timed_out=2.5, current="t.py::fast"))
-    assert timed == (Status.TIMEOUT, "timeout after 2.5s during t.py::fast")
-    crashed = decide(NAMED, outcome(crash="SIGSEGV", current="t.py::fast"))
-    assert crashed == (Status.CAUGHT, "crash: SIGSEGV during t.py::fast")
-    elsewhere = decide(NAMED, outcome(crash="exit code 3", current="t.py::slow"))
-    assert elsewhere[0] is Status.CAUGHT_ELSEWHERE
-    aborted = decide(NAMED, outcome(crash="collection aborted: ImportError"))
-    assert aborted == (Status.CAUGHT, "crash: collection aborted: ImportError")
-    assert decide(NAMED, outcome(error="could not activate"))[0] is Status.ERROR
-
-
 # --- killed_by ids that stand for several collected tests ----------------------
 
 PARAMETRIZED = [
@@ -197,20 +144,3 @@ def test_a_parametrized_or_class_killer_selects_every_test_it_stands_for_first()
     reasons = {s.nodeid: s.reason for s in plan.selection}
     assert reasons["t.py::test_add[2]"] == "named in killed_by"
     assert reasons["t.py::test_adder"] == "executes m.py:2"
-
-
-def test_a_parametrization_failing_counts_as_its_named_killer():
-    """Regression: a kill by `test_add[1]` when `killed_by` names `test_add` was
-    reported as caught-elsewhere, failing the gate on a test that did its job."""
-    named = mutant("a + b", "a - b", ("t.py::test_add",))
-    status, _ = decide(named, outcome(("t.py::test_add[1]", FAIL)))
-    assert status is Status.CAUGHT
-    status, _ = decide(named, outcome(("t.py::test_adder", FAIL)))
-    assert status is Status.CAUGHT_ELSEWHERE
-
-
-def test_a_survivor_names_the_killer_that_no_longer_catches_it():
-    """Acceptance: weakening a named test must name that test beside the survivor."""
-    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", PASS)))
-    assert status is Status.SURVIVED
-    assert reason == "all 2 selected test(s) passed, including the named killer(s) t.py::fast"

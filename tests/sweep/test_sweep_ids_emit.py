@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -79,7 +80,11 @@ def _round_trip(root: Path, mutants) -> tuple[str, int]:
         rebuilt = build_mutant(entry, root)
         mutant = by_place[note]
         assert rebuilt.changes[0].path == mutant.changes[0].path
-        if rebuilt.changes[0].mutated == mutant.changes[0].mutated:
+        # The same program: the engine may write an unchanged remainder more tightly
+        # (`f(a, )` as `f(a)`), which no test can tell apart.
+        if ast.dump(ast.parse(rebuilt.changes[0].mutated)) == ast.dump(
+            ast.parse(mutant.changes[0].mutated)
+        ):
             exact += 1
     return text, exact
 

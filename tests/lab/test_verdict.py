@@ -1,0 +1,175 @@
+"""The verdict rules (lab/verdict.py::decide): what a child reported to a Status and a reason.
+
+Pure: no processes. The rules, in the order decide applies them: an error, a timeout,
+a crash (blaming the test it was running, if any), a failure without evidence (suspect,
+not a kill), a failure, no evidence at all, and only then a survivor.
+"""
+
+from __future__ import annotations
+
+from guardcheck.lab.verdict import decide
+from guardcheck.model import (
+    ChildOutcome,
+    FileChange,
+    Mutant,
+    Status,
+    TestOutcome,
+    TestResult,
+    Where,
+)
+
+FAIL = TestOutcome.FAILED
+PASS = TestOutcome.PASSED
+ERROR = TestOutcome.ERROR
+
+
+def mutant(killed_by: tuple[str, ...] = ()) -> Mutant:
+    change = FileChange("m.py", "x = a + b\n", "x = a - b\n", Where("m.py", 1))
+    return Mutant("m", "m", (change,), killed_by=killed_by)
+
+
+NAMED = mutant(("t.py::fast",))
+UNNAMED = mutant()
+
+
+def outcome(*tests: tuple[str, TestOutcome], evidence: bool = True, **kw: object) -> ChildOutcome:
+    results = tuple(TestResult(n, o, 0.01, "boom" if o is not PASS else "") for n, o in tests)
+    return ChildOutcome(tests=results, evidence=evidence, **kw)  # type: ignore[arg-type]
+
+
+# -- kills ---------------------------------------------------------------------------------
+
+
+def test_a_failing_named_killer_is_caught_with_its_message():
+    status, reason = decide(NAMED, outcome(("t.py::fast", FAIL)))
+    assert (status, reason) == (Status.CAUGHT, "t.py::fast: boom")
+
+
+def test_a_failure_without_a_message_is_named_alone():
+    failed = ChildOutcome(tests=(TestResult("t.py::fast", FAIL, 0.01),), evidence=True)
+    assert decide(NAMED, failed) == (Status.CAUGHT, "t.py::fast")
+
+
+def test_a_setup_error_counts_as_a_kill():
+    assert decide(NAMED, outcome(("t.py::fast", ERROR))) == (Status.CAUGHT, "t.py::fast: boom")
+
+
+def test_without_named_killers_any_failing_test_catches_it():
+    status, reason = decide(UNNAMED, outcome(("t.py::slow", PASS), ("t.py::other", FAIL)))
+    assert (status, reason) == (Status.CAUGHT, "t.py::other: boom")
+
+
+def test_caught_only_by_another_test_is_caught_elsewhere():
+    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", FAIL)))
+    assert status is Status.CAUGHT_ELSEWHERE
+    assert reason == "t.py::slow: boom (not by the named killer(s): t.py::fast)"
+
+
+def test_a_parametrization_failing_counts_as_its_named_killer():
+    """Regression: a kill by `test_add[1]` when `killed_by` names `test_add` was
+    reported as caught-elsewhere, failing the gate on a test that did its job."""
+    named = mutant(("t.py::test_add",))
+    status, _ = decide(named, outcome(("t.py::test_add[1]", FAIL)))
+    assert status is Status.CAUGHT
+    status, _ = decide(named, outcome(("t.py::test_adder", FAIL)))
+    assert status is Status.CAUGHT_ELSEWHERE
+
+
+def test_a_failure_while_the_mutant_never_ran_is_an_error_not_a_kill():
+    status, reason = decide(
+        NAMED, outcome(("t.py::fast", FAIL), ("t.py::slow", ERROR), evidence=False)
+    )
+    assert status is Status.ERROR
+    assert reason.startswith("t.py::fast, t.py::slow failed although the mutated code never ran")
+    assert "flaky or order-dependent" in reason
+
+
+# -- timeouts and crashes ------------------------------------------------------------------
+
+
+def test_a_timeout_names_the_budget_and_the_test_it_was_in():
+    timed = decide(NAMED, outcome(timed_out=2.5, current="t.py::fast"))
+    assert timed == (Status.TIMEOUT, "timeout after 2.5s during t.py::fast")
+
+
+def test_a_timeout_before_any_test_started_names_no_test():
+    assert decide(NAMED, outcome(timed_out=0.25)) == (Status.TIMEOUT, "timeout after 0.2s")
+
+
+def test_a_timeout_outranks_a_crash_and_failures():
+    late = outcome(("t.py::fast", FAIL), timed_out=1.0, crash="SIGKILL", current="t.py::slow")
+    assert decide(NAMED, late)[0] is Status.TIMEOUT
+
+
+def test_a_crash_during_the_named_killer_is_caught():
+    crashed = decide(NAMED, outcome(crash="SIGSEGV", current="t.py::fast"))
+    assert crashed == (Status.CAUGHT, "crash: SIGSEGV during t.py::fast")
+
+
+def test_a_crash_during_another_test_is_caught_elsewhere():
+    status, reason = decide(NAMED, outcome(crash="exit code 3", current="t.py::slow"))
+    assert status is Status.CAUGHT_ELSEWHERE
+    assert reason == "crash: exit code 3 during t.py::slow (not by the named killer(s): t.py::fast)"
+
+
+def test_a_crash_with_no_current_test_is_caught_with_no_one_to_blame():
+    aborted = decide(NAMED, outcome(crash="collection aborted: ImportError"))
+    assert aborted == (Status.CAUGHT, "crash: collection aborted: ImportError")
+
+
+def test_a_crash_needs_no_evidence():
+    crashed = decide(UNNAMED, outcome(crash="SIGSEGV", current="t.py::fast", evidence=False))
+    assert crashed == (Status.CAUGHT, "crash: SIGSEGV during t.py::fast")
+
+
+# -- errors --------------------------------------------------------------------------------
+
+
+def test_an_activation_error_outranks_everything_and_is_the_reason():
+    failed = outcome(("t.py::fast", FAIL), timed_out=1.0, error="could not activate")
+    assert decide(NAMED, failed) == (Status.ERROR, "could not activate")
+
+
+def test_all_passing_without_evidence_is_an_error_not_a_survivor():
+    status, reason = decide(
+        NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", PASS), evidence=False)
+    )
+    assert status is Status.ERROR
+    assert reason.startswith("no evidence the mutant was active: none of the 2 test(s) run")
+
+
+def test_no_test_and_no_evidence_is_an_error():
+    status, reason = decide(UNNAMED, outcome(evidence=False))
+    assert status is Status.ERROR
+    assert "none of the 0 test(s)" in reason
+
+
+# -- survivors -----------------------------------------------------------------------------
+
+
+def test_a_survivor_names_the_killer_that_no_longer_catches_it():
+    """Acceptance: weakening a named test must name that test beside the survivor."""
+    status, reason = decide(NAMED, outcome(("t.py::fast", PASS), ("t.py::slow", PASS)))
+    assert status is Status.SURVIVED
+    assert reason == "all 2 selected test(s) passed, including the named killer(s) t.py::fast"
+
+
+def test_a_survivor_names_every_test_its_killed_by_stands_for():
+    named = mutant(("t.py::test_add", "t.py::TestCap"))
+    tests = [("t.py::test_add[1]", PASS), ("t.py::TestCap::test_cap", PASS), ("t.py::x", PASS)]
+    status, reason = decide(named, outcome(*tests))
+    assert status is Status.SURVIVED
+    assert reason == (
+        "all 3 selected test(s) passed, including the named killer(s) "
+        "t.py::test_add[1], t.py::TestCap::test_cap"
+    )
+
+
+def test_a_survivor_whose_named_killers_did_not_run_names_none():
+    status, reason = decide(NAMED, outcome(("t.py::slow", PASS)))
+    assert (status, reason) == (Status.SURVIVED, "all 1 selected test(s) passed")
+
+
+def test_skipped_tests_with_evidence_survive():
+    status, _ = decide(UNNAMED, outcome(("t.py::fast", TestOutcome.SKIPPED), ("t.py::slow", PASS)))
+    assert status is Status.SURVIVED
