@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import click
 
 from guardcheck import api
 from guardcheck.commands.group import global_options, options_of
+from guardcheck.commands.reporting import finish, report_options
 from guardcheck.reports.console import (
     ConsoleProgress,
     Verbosity,
@@ -17,9 +15,7 @@ from guardcheck.reports.console import (
     render_table,
     summary_line,
 )
-from guardcheck.reports.junit import write_junit
-from guardcheck.reports.markdown import write_markdown
-from guardcheck.reports.stryker import write_json
+from guardcheck.shard import parse_shard
 
 
 @click.command("run")
@@ -44,12 +40,11 @@ from guardcheck.reports.stryker import write_json
     help="Run only mutations whose id or tag matches; repeatable.",
 )
 @click.option(
-    "--json", "json_path", type=click.Path(path_type=Path), help="Stryker-schema JSON report."
+    "--shard",
+    metavar="K/N",
+    help="Run only shard K of N (1-based); `guardcheck merge` combines the shards' --json.",
 )
-@click.option("--junit", "junit_path", type=click.Path(path_type=Path), help="JUnit XML report.")
-@click.option(
-    "--markdown", "markdown_path", type=click.Path(path_type=Path), help="Markdown summary."
-)
+@report_options
 @click.option("--timeout-factor", type=click.FloatRange(min=0), help="Mutant time budget factor.")
 @click.option("--timeout-constant", type=click.FloatRange(min=0), help="Seconds added to it.")
 @click.option(
@@ -68,9 +63,7 @@ def run(
     allow_caught_elsewhere: bool,
     fail_under: float | None,
     only: tuple[str, ...],
-    json_path: Path | None,
-    junit_path: Path | None,
-    markdown_path: Path | None,
+    shard: str | None,
     timeout_factor: float | None,
     timeout_constant: float | None,
     baseline_runs: int | None,
@@ -100,6 +93,7 @@ def run(
         matrix=matrix,
         only=only,
         gate=gate,
+        shard=parse_shard(shard) if shard is not None else None,
     )
     console = make_console()
     verbosity = Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL
@@ -111,11 +105,4 @@ def run(
         render_table(report, console, gate=gate)
         if matrix:
             render_matrix(report, console)
-    writers = ((json_path, write_json), (junit_path, write_junit), (markdown_path, write_markdown))
-    for path, write in writers:
-        if path is not None:
-            write(report, path, gate=gate)
-    if report.incomplete:
-        click.echo(f"guardcheck: results incomplete: {report.incomplete}", err=True)
-    sys.stdout.flush()
-    ctx.exit(int(api.exit_code(report, gate)))
+    finish(ctx, report, gate)
