@@ -23,10 +23,13 @@ from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
 from guardcheck.lint import LintReport, lint_paths
+from guardcheck.merge import merge_reports, read_report
 from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport, Status
 from guardcheck.options import RunOptions, load_options
+from guardcheck.provenance import run_provenance
 from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
+from guardcheck.shard import parse_shard, take_shard
 from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
 from guardcheck.worktree import revert as revert_mutant
 
@@ -132,6 +135,9 @@ def _run(
     refuse_while_applied(options)
     catalogue = list(given) if given is not None else validate(options, collect=False)
     chosen = select_mutants(catalogue, options.only)
+    # Recorded before the split: every shard names the same full selection.
+    provenance = run_provenance(options, chosen)
+    chosen = take_shard(chosen, options.shard)
     try:
         outdir = OutputFolder(options.output_dir)
     except (OutputFolderUnusable, OSError) as exc:
@@ -142,6 +148,7 @@ def _run(
         collected = lab.collect()
         check_killers_collected(catalogue, collected)
         report = lab.run(listeners)
+    report.provenance = provenance
     outdir.finish(report)
     return report
 
@@ -265,5 +272,28 @@ __all__ += [
     "emit_catalogue",
     "equiv",
     "lint_tests",
+    "parse_shard",
     "sweep",
 ]
+
+
+def merge(
+    paths: Sequence[Path],
+    *,
+    allow_caught_elsewhere: bool | None = None,
+    fail_under: float | None = None,
+) -> RunReport:
+    """`guardcheck merge`: shard JSON reports read back and combined into one RunReport.
+
+    Its `provenance.gate` is the gate the shards ran under; the gate options, when
+    given, must equal it. Raises GuardcheckError (exit 2) for an unreadable or
+    foreign report, and for reports that are not exactly one run's shards (see
+    guardcheck/merge/).
+    """
+    named = [(str(path), read_report(Path(path))) for path in paths]
+    return merge_reports(
+        named, allow_caught_elsewhere=allow_caught_elsewhere, fail_under=fail_under
+    )
+
+
+__all__ += ["merge"]

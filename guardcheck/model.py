@@ -233,6 +233,30 @@ class BaselineTest:
     path: str  # test file, posix relative to root
 
 
+@dataclass(frozen=True)
+class Revision:
+    """The git state a run saw: HEAD, and whether tracked files differed from it."""
+
+    sha: str
+    dirty: bool
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a run was run against, recorded in its JSON so `guardcheck merge` can refuse
+    to combine shard reports of different code or configuration (see guardcheck/merge/).
+    """
+
+    version: str  # guardcheck's
+    revision: Revision | None  # None outside a git checkout
+    config: dict[str, object] = field(hash=False)  # the verdict-affecting settings
+    config_hash: str = ""  # sha256 of `config`
+    gate: Gate = field(default_factory=lambda: Gate())
+    shard: tuple[int, int] | None = None  # (K, N) of a sharded run
+    selected: tuple[str, ...] = ()  # every mutant id of the unsharded selection, in order
+    merged_from: int = 0  # how many shard reports a merged report combines
+
+
 @dataclass
 class RunReport:
     """Everything a reporter needs; reporters never re-run anything."""
@@ -246,6 +270,7 @@ class RunReport:
     interrupted: bool = False
     incomplete: str | None = None  # why the run stopped early (the host died, an internal error)
     tool_version: str = __version__  # the guardcheck that made it
+    provenance: Provenance | None = None  # what was run against; None for hand-built reports
 
     @property
     def score(self) -> float:

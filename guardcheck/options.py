@@ -58,6 +58,7 @@ class RunOptions:
     matrix: bool = False  # run every selected test against every mutant
     only: tuple[str, ...] = ()  # globs over mutation ids and tags
     gate: Gate = field(default_factory=Gate)
+    shard: tuple[int, int] | None = None  # (K, N): run only shard K of N (guardcheck/shard/)
 
     def resolve(self, path: Path) -> Path:
         return path if path.is_absolute() else self.root / path

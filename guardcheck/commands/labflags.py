@@ -1,15 +1,14 @@
 """The flags every command that runs mutants shares (`run`, `sweep`), and how it publishes.
 
 `lab_flags` adds the options; `Publisher.from_flags` turns them into the gate,
-the RunOptions and the console; `Publisher.finish` renders the table, writes
-the report files and exits with the run's code.
+the RunOptions and the console; `Publisher.finish` renders the table, then
+`reporting.finish` writes the report files and exits with the run's code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -17,6 +16,7 @@ from rich.console import Console
 
 from guardcheck import api
 from guardcheck.commands.group import options_of
+from guardcheck.commands.reporting import finish, report_options
 from guardcheck.reports.console import (
     ConsoleProgress,
     Verbosity,
@@ -25,9 +25,6 @@ from guardcheck.reports.console import (
     render_table,
     summary_line,
 )
-from guardcheck.reports.junit import write_junit
-from guardcheck.reports.markdown import write_markdown
-from guardcheck.reports.stryker import write_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,14 +44,11 @@ _FLAGS: list[Callable[[F], F]] = [
         help="Gate on the mutation score (percent) instead of requiring every mutant caught.",
     ),
     click.option(
-        "--json", "json_path", type=click.Path(path_type=Path), help="Stryker-schema JSON report."
+        "--shard",
+        metavar="K/N",
+        help="Run only shard K of N (1-based); `guardcheck merge` combines the shards' --json.",
     ),
-    click.option(
-        "--junit", "junit_path", type=click.Path(path_type=Path), help="JUnit XML report."
-    ),
-    click.option(
-        "--markdown", "markdown_path", type=click.Path(path_type=Path), help="Markdown summary."
-    ),
+    report_options,
     click.option(
         "--timeout-factor", type=click.FloatRange(min=0), help="Mutant time budget factor."
     ),
@@ -71,6 +65,7 @@ _FLAGS: list[Callable[[F], F]] = [
 
 
 def lab_flags(command: F) -> F:
+    """The flags of a command that runs mutants (the report paths go to `reporting`)."""
     for flag in reversed(_FLAGS):
         command = flag(command)
     return command
@@ -84,7 +79,6 @@ class Publisher:
     options: api.RunOptions
     console: Console
     verbosity: Verbosity
-    reports: dict[Path, Callable[..., Path]]
 
     @classmethod
     def from_flags(cls, ctx: click.Context, flags: dict[str, Any], **overrides: Any) -> Publisher:
@@ -93,8 +87,10 @@ class Publisher:
         gate = api.Gate(
             allow_caught_elsewhere=flags["allow_caught_elsewhere"], fail_under=flags["fail_under"]
         )
+        shard = flags["shard"]
         options = options_of(
             ctx,
+            shard=api.parse_shard(shard) if shard is not None else None,
             jobs=flags["jobs"],
             timeout_factor=flags["timeout_factor"],
             timeout_constant=flags["timeout_constant"],
@@ -105,13 +101,7 @@ class Publisher:
         )
         quiet, verbose = flags["quiet"], flags["verbose"]
         verbosity = Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL
-        writers = {
-            flags["json_path"]: write_json,
-            flags["junit_path"]: write_junit,
-            flags["markdown_path"]: write_markdown,
-        }
-        reports = {path: write for path, write in writers.items() if path is not None}
-        return cls(gate, options, make_console(), verbosity, reports)
+        return cls(gate, options, make_console(), verbosity)
 
     def progress(self) -> ConsoleProgress:
         return ConsoleProgress(self.console, verbosity=self.verbosity, gate=self.gate)
@@ -124,8 +114,4 @@ class Publisher:
             render_table(report, self.console, gate=self.gate)
             if self.options.matrix:
                 render_matrix(report, self.console)
-        for path, write in self.reports.items():
-            write(report, path, gate=self.gate)
-        if report.incomplete:
-            click.echo(f"guardcheck: results incomplete: {report.incomplete}", err=True)
-        ctx.exit(int(api.exit_code(report, self.gate)))
+        finish(ctx, report, self.gate)

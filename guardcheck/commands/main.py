@@ -11,6 +11,7 @@ from guardcheck.commands.catalogue import COMMANDS as CATALOGUE_COMMANDS
 from guardcheck.commands.equiv import equiv_command
 from guardcheck.commands.group import GuardcheckGroup, global_options
 from guardcheck.commands.lint import lint_tests_command
+from guardcheck.commands.merge import merge_command
 from guardcheck.commands.run import run
 from guardcheck.commands.sweep import sweep_command
 
@@ -26,7 +27,14 @@ def main() -> None:
     """
 
 
-for command in (*CATALOGUE_COMMANDS, run, sweep_command, lint_tests_command, equiv_command):
+for command in (
+    *CATALOGUE_COMMANDS,
+    run,
+    sweep_command,
+    merge_command,
+    lint_tests_command,
+    equiv_command,
+):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover

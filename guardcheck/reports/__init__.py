@@ -38,6 +38,19 @@ def counts_phrase(report: RunReport) -> str:
     return f"{total} {noun}: {', '.join(parts)}"
 
 
+def run_label(report: RunReport) -> str:
+    """'shard 2/4', 'merged from 4 shards', or '' for a plain run: which part of a run this is."""
+    provenance = report.provenance
+    if provenance is None:
+        return ""
+    if provenance.merged_from:
+        noun = "shard" if provenance.merged_from == 1 else "shards"
+        return f"merged from {provenance.merged_from} {noun}"
+    if provenance.shard:
+        return f"shard {provenance.shard[0]}/{provenance.shard[1]}"
+    return ""
+
+
 def gate_phrase(report: RunReport, gate: Gate) -> str:
     if report.interrupted:
         return "interrupted"

@@ -28,7 +28,14 @@ from rich.table import Table
 from rich.text import Text
 
 from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status, TestOutcome
-from guardcheck.reports import STATUS_ORDER, Gate, counts_phrase, gate_phrase, killer_or_reason
+from guardcheck.reports import (
+    STATUS_ORDER,
+    Gate,
+    counts_phrase,
+    gate_phrase,
+    killer_or_reason,
+    run_label,
+)
 
 STATUS_STYLE: dict[Status, str] = {
     Status.CAUGHT: "green",
@@ -68,10 +75,12 @@ def verdict_text(status: Status) -> Text:
 def summary_line(report: RunReport, gate: Gate | None = None) -> str:
     """'20 mutants: 19 caught, 1 timeout, 0 survived in 3.1 s (baseline 0.4 s) — gate passed'."""
     gate = gate or Gate()
-    return (
+    label = run_label(report)
+    line = (
         f"{counts_phrase(report)} in {report.wall_seconds:.1f} s "
         f"(baseline {report.baseline_seconds:.1f} s) — {gate_phrase(report, gate)}"
     )
+    return f"{label}: {line}" if label else line
 
 
 def make_console() -> Console:

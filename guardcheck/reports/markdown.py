@@ -11,7 +11,14 @@ import re
 from pathlib import Path
 
 from guardcheck.model import MutantResult, RunReport
-from guardcheck.reports import Gate, counts_phrase, gate_phrase, killer_or_reason, location
+from guardcheck.reports import (
+    Gate,
+    counts_phrase,
+    gate_phrase,
+    killer_or_reason,
+    location,
+    run_label,
+)
 
 
 def _cell(text: str) -> str:
@@ -40,8 +47,9 @@ def _headline(report: RunReport, gate: Gate) -> list[str]:
     passed = gate.passed(report)
     mark = "✅" if passed else "❌"
     verdict = gate_phrase(report, gate)
+    label = run_label(report)
     lines = [
-        f"## {mark} guardcheck: {verdict}",
+        f"## {mark} guardcheck{f' ({label})' if label else ''}: {verdict}",
         "",
         f"**Mutation score {report.score:.1f}%**. {counts_phrase(report)} "
         f"in {report.wall_seconds:.1f} s (baseline {report.baseline_seconds:.1f} s).",

@@ -23,6 +23,7 @@ from typing import Any
 
 from guardcheck.model import FileChange, MutantResult, RunReport, Status, Where
 from guardcheck.reports import Gate
+from guardcheck.reports.record import mutant_record, run_record, tests_json
 
 # The report format's major version (the npm package version, 3.x, is not this).
 SCHEMA_VERSION = "2"
@@ -92,18 +93,12 @@ def _guardcheck_fields(
         "files": [c.path for c in mutant.changes],
         "part": part,  # 1-based index of `change` among the mutant's files
         "diff": change.diff(),
-        "tests": [
-            {
-                "id": t.nodeid,
-                "outcome": t.outcome.value,
-                "duration": _ms(t.duration),
-                "message": t.message,
-            }
-            for t in result.tests
-        ],
+        "tests": tests_json(result),
         "selection": [
             {"test": s.nodeid, "selected": s.selected, "reason": s.reason} for s in result.selection
         ],
+        # The rest of what `guardcheck merge` needs to rebuild the result, once per mutant.
+        **({"record": mutant_record(result)} if part == 1 else {}),
     }
 
 
@@ -179,6 +174,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             "counts": {status.value: n for status, n in report.counts().items()},
             "baselineSeconds": report.baseline_seconds,
             "wallSeconds": report.wall_seconds,
+            **run_record(report),
         },
     }
 

@@ -1,0 +1,272 @@
+"""The round-trip part of the JSON report: enough under `guardcheck` keys to rebuild a RunReport.
+
+`reports/stryker.py` writes the schema document and calls `run_record` (top level) and
+`mutant_record` (the first file's entry of each mutant); `report_from_json` reads both
+back. Writer and reader live together so they cannot drift apart. Anything the schema
+already carries exactly (each file's full `source`, `mutatorName`) is read from there
+instead of being written twice; durations are kept in float seconds, because the
+schema's integer milliseconds would round a reporter's "0.01 s" differently.
+
+Format version 1. A reader refuses other versions instead of guessing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from guardcheck.model import (
+    BaselineTest,
+    ChildOutcome,
+    ExecutionPath,
+    FileChange,
+    Gate,
+    Mutant,
+    MutantResult,
+    Provenance,
+    Revision,
+    RunReport,
+    Selection,
+    Status,
+    TestOutcome,
+    TestResult,
+    Where,
+)
+from guardcheck.splices import Splice, apply_splices
+
+FORMAT = 1
+
+
+class NotAGuardcheckReport(ValueError):
+    """The JSON is not (or not wholly) a report written by this guardcheck format."""
+
+
+# -- writing -------------------------------------------------------------------------
+
+
+def _where(where: Where | None) -> dict[str, Any] | None:
+    if where is None:
+        return None
+    return {
+        "path": where.path,
+        "line": where.line,
+        "column": where.column,
+        "endLine": where.end_line,
+        "endColumn": where.end_column,
+    }
+
+
+def _test(test: TestResult) -> dict[str, Any]:
+    return {
+        "id": test.nodeid,
+        "outcome": test.outcome.value,
+        "seconds": test.duration,
+        "message": test.message,
+    }
+
+
+def _outcome(outcome: ChildOutcome | None, ran: tuple[TestResult, ...]) -> dict[str, Any] | None:
+    if outcome is None:
+        return None
+    record: dict[str, Any] = {
+        "evidence": outcome.evidence,
+        "timedOut": outcome.timed_out,
+        "crash": outcome.crash,
+        "current": outcome.current,
+        "error": outcome.error,
+    }
+    if outcome.tests != ran:  # usually the same tests: written once, under the mutant
+        record["tests"] = [_test(t) for t in outcome.tests]
+    return record
+
+
+def mutant_record(result: MutantResult) -> dict[str, Any]:
+    """What the schema entry lacks to rebuild `result` (beside the display fields)."""
+    mutant = result.mutant
+    return {
+        "seconds": result.duration,
+        "declared": _where(mutant.declared_at),
+        "changes": [
+            {
+                "path": change.path,
+                "span": _where(change.span),
+                "splices": [[s.start, s.end, s.replacement] for s in change.splices],
+            }
+            for change in mutant.changes
+        ],
+        "outcome": _outcome(result.outcome, result.tests),
+    }
+
+
+def tests_json(result: MutantResult) -> list[dict[str, Any]]:
+    """The mutant's tests as reported: display milliseconds plus exact seconds."""
+    return [{**_test(t), "duration": max(0, round(t.duration * 1000))} for t in result.tests]
+
+
+def provenance_json(provenance: Provenance | None) -> dict[str, Any] | None:
+    if provenance is None:
+        return None
+    revision = provenance.revision
+    shard = provenance.shard
+    return {
+        "version": provenance.version,
+        "revision": {"sha": revision.sha, "dirty": revision.dirty} if revision else None,
+        "config": provenance.config,
+        "configHash": provenance.config_hash,
+        "gate": {
+            "allowCaughtElsewhere": provenance.gate.allow_caught_elsewhere,
+            "failUnder": provenance.gate.fail_under,
+        },
+        "shard": {"index": shard[0], "count": shard[1]} if shard else None,
+        "selected": list(provenance.selected),
+        "mergedFrom": provenance.merged_from,
+    }
+
+
+def run_record(report: RunReport) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "root": report.root,
+        "matrix": report.matrix,
+        "incomplete": report.incomplete,
+        "mutants": [r.mutant.id for r in report.results],  # the report's order
+        "baseline": [
+            {"id": t.nodeid, "seconds": t.duration, "path": t.path} for t in report.baseline
+        ],
+        "run": provenance_json(report.provenance),
+    }
+
+
+# -- reading -------------------------------------------------------------------------
+
+
+def report_from_json(doc: object) -> RunReport:
+    """The RunReport a guardcheck JSON report was written from.
+
+    Raises NotAGuardcheckReport for another tool's report, another format
+    version, or a document with missing or mistyped fields.
+    """
+    if not isinstance(doc, dict) or not isinstance(doc.get("guardcheck"), dict):
+        raise NotAGuardcheckReport(
+            "not a guardcheck JSON report (no top-level `guardcheck` object)"
+        )
+    top = doc["guardcheck"]
+    if top.get("format") != FORMAT:
+        raise NotAGuardcheckReport(
+            f"guardcheck report format {top.get('format')!r}, this guardcheck reads {FORMAT}"
+            "\n  fix: write the reports and merge them with the same guardcheck version"
+        )
+    try:
+        return _report(doc, top)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise NotAGuardcheckReport(
+            f"malformed guardcheck report ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _report(doc: dict[str, Any], top: dict[str, Any]) -> RunReport:
+    sources = {path: entry["source"] for path, entry in doc["files"].items()}
+    by_id: dict[str, MutantResult] = {}
+    for entry in doc["files"].values():
+        for mutant in entry["mutants"]:
+            if mutant["guardcheck"]["part"] == 1:
+                result = _result(mutant, sources)
+                by_id[result.mutant.id] = result
+    results = [by_id[mutant_id] for mutant_id in top["mutants"]]
+    if len(results) != len(by_id):
+        raise ValueError("the mutant order does not list every mutant")
+    return RunReport(
+        root=top["root"],
+        results=results,
+        baseline=[BaselineTest(t["id"], float(t["seconds"]), t["path"]) for t in top["baseline"]],
+        baseline_seconds=float(top["baselineSeconds"]),
+        wall_seconds=float(top["wallSeconds"]),
+        matrix=bool(top["matrix"]),
+        interrupted=bool(top["interrupted"]),
+        incomplete=top["incomplete"],
+        provenance=_provenance(top["run"]),
+    )
+
+
+def _read_where(data: dict[str, Any] | None) -> Where | None:
+    if data is None:
+        return None
+    return Where(data["path"], data["line"], data["column"], data["endLine"], data["endColumn"])
+
+
+def _read_test(data: dict[str, Any]) -> TestResult:
+    return TestResult(
+        data["id"], TestOutcome(data["outcome"]), float(data["seconds"]), data["message"]
+    )
+
+
+def _change(data: dict[str, Any], sources: dict[str, str]) -> FileChange:
+    original = sources[data["path"]]
+    splices = tuple(Splice(int(start), int(end), text) for start, end, text in data["splices"])
+    span = _read_where(data["span"])
+    assert span is not None
+    return FileChange(
+        path=data["path"],
+        original=original,
+        mutated=apply_splices(original, splices),
+        span=span,
+        splices=splices,
+    )
+
+
+def _result(entry: dict[str, Any], sources: dict[str, str]) -> MutantResult:
+    fields = entry["guardcheck"]
+    record = fields["record"]
+    mutant = Mutant(
+        id=fields["id"],
+        summary=fields["summary"],
+        changes=tuple(_change(c, sources) for c in record["changes"]),
+        mutator=entry["mutatorName"],
+        killed_by=tuple(fields["expectedKillers"]),
+        tags=tuple(fields["tags"]),
+        declared_at=_read_where(record["declared"]),
+    )
+    tests = tuple(_read_test(t) for t in fields["tests"])
+    return MutantResult(
+        mutant=mutant,
+        status=Status(fields["verdict"]),
+        reason=fields["reason"],
+        tests=tests,
+        selection=tuple(
+            Selection(s["test"], bool(s["selected"]), s["reason"]) for s in fields["selection"]
+        ),
+        path=ExecutionPath(fields["executionPath"]),
+        duration=float(record["seconds"]),
+        outcome=_read_outcome(record["outcome"], tests),
+    )
+
+
+def _read_outcome(data: dict[str, Any] | None, ran: tuple[TestResult, ...]) -> ChildOutcome | None:
+    if data is None:
+        return None
+    tests = tuple(_read_test(t) for t in data["tests"]) if "tests" in data else ran
+    return ChildOutcome(
+        tests=tests,
+        evidence=bool(data["evidence"]),
+        timed_out=data["timedOut"],
+        crash=data["crash"],
+        current=data["current"],
+        error=data["error"],
+    )
+
+
+def _provenance(data: dict[str, Any] | None) -> Provenance | None:
+    if data is None:
+        return None
+    revision = data["revision"]
+    shard = data["shard"]
+    gate = data["gate"]
+    return Provenance(
+        version=data["version"],
+        revision=Revision(revision["sha"], bool(revision["dirty"])) if revision else None,
+        config=dict(data["config"]),
+        config_hash=data["configHash"],
+        gate=Gate(bool(gate["allowCaughtElsewhere"]), gate["failUnder"]),
+        shard=(int(shard["index"]), int(shard["count"])) if shard else None,
+        selected=tuple(data["selected"]),
+        merged_from=int(data["mergedFrom"]),
+    )
