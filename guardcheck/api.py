@@ -25,6 +25,9 @@ from guardcheck.lab.session import LabSession, sigterm_as_interrupt
 from guardcheck.lint import LintReport, lint_paths
 from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport
 from guardcheck.options import RunOptions, load_options
+from guardcheck.refactor.findings import CheckResult, RefactorReport
+from guardcheck.refactor.request import RefactorRequest
+from guardcheck.refactor.verify import verify as verify_refactor
 from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
 from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
@@ -210,3 +213,20 @@ __all__ += [
     "equiv",
     "lint_tests",
 ]
+
+
+# -- guardcheck refactor --------------------------------------------------------
+
+
+def refactor(request: RefactorRequest) -> RefactorReport:
+    """Verify a refactor against a base revision: the base's tests on today's source,
+    removed or changed names still in use, lost assertions, named mutations across the
+    change and the migration table (see docs/refactoring.md). Each check is a
+    `CheckResult` in the report; raises GuardcheckError (exit 2) for bad input (an
+    unknown revision, a bad moves.toml) before anything runs."""
+    return verify_refactor(request)
+
+
+__all__ += ["CheckResult", "RefactorReport", "RefactorRequest", "refactor"]
+
+# -- end of guardcheck refactor ---------------------------------------------------

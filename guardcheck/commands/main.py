@@ -11,6 +11,7 @@ from guardcheck.commands.catalogue import COMMANDS as CATALOGUE_COMMANDS
 from guardcheck.commands.equiv import equiv_command
 from guardcheck.commands.group import GuardcheckGroup, global_options
 from guardcheck.commands.lint import lint_tests_command
+from guardcheck.commands.refactor import refactor_command
 from guardcheck.commands.run import run
 
 
@@ -25,7 +26,7 @@ def main() -> None:
     """
 
 
-for command in (*CATALOGUE_COMMANDS, run, lint_tests_command, equiv_command):
+for command in (*CATALOGUE_COMMANDS, run, lint_tests_command, equiv_command, refactor_command):
     main.add_command(command)
 
 if __name__ == "__main__":  # pragma: no cover
