@@ -35,40 +35,52 @@ class SuiteRun:
         return {k: c for k, c in self.cases.items() if c.failed}
 
 
-def run_pytest(
-    root: Path, paths: Sequence[str], pytest_args: Sequence[str], timeout: float
-) -> SuiteRun:
-    """Run the tests under `paths` in `root` with the interpreter running guardcheck."""
+@dataclass(frozen=True)
+class SuiteRequest:
+    root: Path
+    paths: tuple[str, ...]
+    pytest_args: tuple[str, ...] = ()
+
+
+def run_suites(requests: Sequence[SuiteRequest], timeout: float) -> list[SuiteRun]:
+    """Run each request's tests with the interpreter running guardcheck, all at once
+    (each is one pytest process; they share nothing but the CPU)."""
     with tempfile.TemporaryDirectory(prefix="guardcheck-junit-") as scratch:
-        xml_path = Path(scratch) / "results.xml"
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "-o",
-            "junit_family=xunit1",  # xunit1 records each case's file and line
-            f"--junitxml={xml_path}",
-            *pytest_args,
-            *paths,
-        ]
+        started = []
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        for index, request in enumerate(requests):
+            xml_path = Path(scratch) / f"results-{index}.xml"
+            command = [
+                sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                "-o", "junit_family=xunit1",  # xunit1 records each case's file and line
+                f"--junitxml={xml_path}", *request.pytest_args, *request.paths,
+            ]
+            process = subprocess.Popen(command, cwd=request.root, env=env, text=True,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            started.append((request, process, xml_path))
         try:
-            done = subprocess.run(
-                command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise GuardcheckError(
-                f"the base tests did not finish within {timeout:.0f} s in {root}"
-            ) from None
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        run = SuiteRun(done.returncode, output_tail=tail)
-        if xml_path.is_file():
-            run.cases = _parse(xml_path)
-        return run
+            return [_finish(request, process, xml_path, timeout)
+                    for request, process, xml_path in started]
+        finally:
+            for _, process, _ in started:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+
+
+def _finish(request: SuiteRequest, process: subprocess.Popen[str], xml_path: Path,
+            timeout: float) -> SuiteRun:
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GuardcheckError(
+            f"the base tests did not finish within {timeout:.0f} s in {request.root}"
+        ) from None
+    tail = "\n".join(output.strip().splitlines()[-15:])
+    run = SuiteRun(process.returncode, output_tail=tail)
+    if xml_path.is_file():
+        run.cases = _parse(xml_path)
+    return run
 
 
 def _nodeid(case: ET.Element) -> str:

@@ -11,6 +11,7 @@ message; the entries that are still valid run regardless.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from guardcheck import api
 from guardcheck.errors import CatalogueInvalid, GuardcheckError, Problem
@@ -61,9 +62,23 @@ def _run_side(options: RunOptions) -> Side:
     return side
 
 
-def _same_entry(then: api.Row, now: api.Row) -> bool:
-    keys = ("summary", "file", "scope", "killed_by", "edits")
-    return all(getattr(then, k) == getattr(now, k) for k in keys)
+def _declaration(options: RunOptions, row: api.Row) -> list[str] | None:
+    """The entry's lines in its catalogue file: its `[[mutation]]` header to the next table."""
+    try:
+        lines = options.resolve(Path(row.catalogue)).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    body = lines[row.catalogue_line - 1 :]
+    end = next((i for i, line in enumerate(body[1:], 1) if line.lstrip().startswith("[")),
+               len(body))
+    return [line.rstrip() for line in body[:end] if line.strip()]
+
+
+def _updated(trees: Trees, then: api.Row | None, now: api.Row | None) -> bool:
+    if then is None or now is None:
+        return True
+    before = _declaration(trees.then, then)
+    return before is None or before != _declaration(trees.today, now)
 
 
 def _where(row: api.Row | None) -> tuple[str | None, int | None]:
@@ -93,9 +108,8 @@ def check_mutations(trees: Trees) -> CheckResult:
         if entry_id in problems_now:
             problem = problems_now[entry_id]
             then_row, now_row = then.rows.get(entry_id), now.rows.get(entry_id)
-            changed = "not updated in this change" if (
-                then_row and now_row and _same_entry(then_row, now_row)
-            ) else "updated in this change, still invalid"
+            changed = ("updated in this change, but not to today's code"
+                       if _updated(trees, then_row, now_row) else "not updated in this change")
             findings.append(Finding(
                 f"{entry_id}: applied at the base, {problem.kind} now ({changed})",
                 path=path, line=line, details=tuple(problem.render().splitlines())))

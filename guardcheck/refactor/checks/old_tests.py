@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from guardcheck.refactor.findings import CheckResult, Finding, Outcome
 from guardcheck.refactor.layout import test_paths
-from guardcheck.refactor.pytest_run import SuiteRun, run_pytest
+from guardcheck.refactor.pytest_run import SuiteRequest, SuiteRun, run_suites
 from guardcheck.refactor.trees import Trees
 
 KEY = "old-tests"
@@ -27,8 +27,12 @@ def _broken(run: SuiteRun, where: str) -> str | None:
 def check_old_tests(trees: Trees) -> CheckResult:
     paths = test_paths(trees.then)
     args = trees.then.pytest_args
-    timeout = trees.request.pytest_timeout
-    now = run_pytest(trees.mixed, paths, args, timeout)
+    # Both at once: today's source with the base tests, and the base as it was.
+    now, then = run_suites(
+        [SuiteRequest(trees.mixed, tuple(paths), args),
+         SuiteRequest(trees.then.root, tuple(paths), args)],
+        trees.request.pytest_timeout,
+    )
     broken = _broken(now, "the base tests with today's source")
     if broken:
         return CheckResult(KEY, TITLE, Outcome.FAILED, broken.splitlines()[0],
@@ -36,7 +40,6 @@ def check_old_tests(trees: Trees) -> CheckResult:
     if not now.cases:
         return CheckResult(KEY, TITLE, Outcome.SKIPPED,
                            f"the base revision has no tests under {', '.join(paths)}")
-    then = run_pytest(trees.then.root, paths, args, timeout)
     failing_then = set(then.failures)
     notes = []
     if _broken(then, "the base revision"):
