@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import build_migration, edit, repository_state, run_refactor
+from support.refactor import build_migration, edit, repository_state, run_refactor
 
 pytestmark = pytest.mark.slow
 

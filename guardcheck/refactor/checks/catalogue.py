@@ -132,7 +132,10 @@ def check_mutations(trees: Trees) -> CheckResult:
     caught_now = sum(1 for r in now.results.values() if trees.today.gate.passes(r))
     summary = (f"{len(caught_then)} of {len(then.results)} caught at the base, "
                f"{caught_now} of {len(now.results)} caught now")
-    if findings:
-        summary = f"{len(findings)} regression(s): " + summary
+    regressions = len(findings) - (1 if now.error else 0)
+    if now.error:
+        summary = f"today's catalogue could not be run ({now.error.splitlines()[0]})"
+    elif regressions:
+        summary = f"{regressions} regression(s): " + summary
     return CheckResult(KEY, TITLE, Outcome.FAILED if findings else Outcome.PASSED, summary,
                        findings, notes)
