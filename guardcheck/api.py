@@ -27,6 +27,9 @@ from guardcheck.merge import merge_reports, read_report
 from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport, Status
 from guardcheck.options import RunOptions, load_options
 from guardcheck.provenance import run_provenance
+from guardcheck.refactor.request import CHECKS as REFACTOR_CHECKS
+from guardcheck.refactor.request import INFORMATIONAL as REFACTOR_INFORMATIONAL
+from guardcheck.refactor.request import RefactorRequest
 from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
 from guardcheck.shard import parse_shard, take_shard
@@ -35,6 +38,7 @@ from guardcheck.worktree import revert as revert_mutant
 
 if TYPE_CHECKING:
     from guardcheck.equiv.check import EquivResult
+    from guardcheck.refactor.findings import RefactorReport
 
 __all__ = [
     "CatalogueInvalid",
@@ -297,3 +301,40 @@ def merge(
 
 
 __all__ += ["merge"]
+# -- guardcheck refactor --------------------------------------------------------
+
+
+def refactor(request: RefactorRequest) -> RefactorReport:
+    """Verify a refactor against a base revision: the base's tests on today's source,
+    removed or changed names still in use, lost assertions, named mutations across the
+    change and the migration table (see docs/refactoring.md). Each check is a
+    `CheckResult` in the report; raises GuardcheckError (exit 2) for bad input (an
+    unknown revision, a bad moves.toml) before anything runs."""
+    # refactor's checks call this module: import them when a refactor runs, not at import.
+    from guardcheck.refactor.verify import verify
+
+    return verify(request)
+
+
+def refactor_report(report: RefactorReport, form: str) -> str:
+    """A refactor report as "text", "markdown", "json" or GitHub "annotations" lines."""
+    from guardcheck.refactor import report as rendering
+
+    render = {
+        "text": rendering.to_text,
+        "markdown": rendering.to_markdown,
+        "json": rendering.json_text,
+        "annotations": lambda r: "\n".join(rendering.annotations(r)),
+    }
+    return render[form](report)
+
+
+__all__ += [
+    "REFACTOR_CHECKS",
+    "REFACTOR_INFORMATIONAL",
+    "RefactorRequest",
+    "refactor",
+    "refactor_report",
+]
+
+# -- end of guardcheck refactor ---------------------------------------------------

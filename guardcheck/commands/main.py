@@ -12,6 +12,7 @@ from guardcheck.commands.equiv import equiv_command
 from guardcheck.commands.group import GuardcheckGroup, global_options
 from guardcheck.commands.lint import lint_tests_command
 from guardcheck.commands.merge import merge_command
+from guardcheck.commands.refactor import refactor_command
 from guardcheck.commands.run import run
 from guardcheck.commands.sweep import sweep_command
 
@@ -34,6 +35,7 @@ for command in (
     merge_command,
     lint_tests_command,
     equiv_command,
+    refactor_command,
 ):
     main.add_command(command)
 

@@ -1,0 +1,1 @@
+"""One module per check; each takes the `Trees` and returns a `CheckResult`."""

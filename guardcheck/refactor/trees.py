@@ -1,0 +1,24 @@
+"""The trees one `guardcheck refactor` compares: today's project, the base, and the mix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from guardcheck.options import RunOptions
+from guardcheck.refactor.request import RefactorRequest
+from guardcheck.refactor.worktree import Base
+
+
+@dataclass(frozen=True)
+class Trees:
+    request: RefactorRequest
+    base: Base
+    today: RunOptions  # the user's project, as configured today
+    then: RunOptions  # the base revision's project root, in a worktree, as configured then
+    mixed: Path  # a second worktree of the base with today's source paths overlaid
+    scratch: Path  # for run output (never inside the user's tree)
+
+    @property
+    def label(self) -> str:
+        return f"{self.base.label} ({self.base.sha[:10]})"
