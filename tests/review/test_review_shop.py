@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.git import git
+from support.refactor import edit
 from support.review import build_shop
 
 pytestmark = pytest.mark.slow
@@ -29,7 +31,7 @@ class Review:
         return [item["nodeid"] for item in self.report[key]]
 
 
-def review(root: Path, *args: str) -> Review:
+def review(root: Path, *args: str, summary: Path | None = None) -> Review:
     json_path, markdown_path = root.parent / "review.json", root.parent / "review.md"
     done = subprocess.run(
         [
@@ -47,15 +49,16 @@ def review(root: Path, *args: str) -> Review:
         capture_output=True,
         text=True,
         check=False,
-        env={**_env(), "GITHUB_ACTIONS": "true"},
+        env={**_env(summary), "GITHUB_ACTIONS": "true"},
     )
     report = json.loads(json_path.read_text()) if json_path.is_file() else {}
     markdown = markdown_path.read_text() if markdown_path.is_file() else ""
     return Review(done.returncode, done.stdout, done.stderr, report, markdown)
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+def _env(summary: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    return env if summary is None else {**env, "GITHUB_STEP_SUMMARY": str(summary)}
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +106,16 @@ def test_the_caught_mutant_counts_for_its_function_and_names_its_killer(uncommit
 
 def test_acceptance_base_head_1_flags_both_tests_exits_1_and_names_them(tmp_path):
     root = build_shop(tmp_path / "shop", commit_change=True)
-    done = review(root, "--base", "HEAD~1")
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    done = review(root, "--base", "HEAD~1", summary=summary)
     assert done.code == 1, done.err
     assert f"{SHIPPING}::test_shipping_runs" in done.ids("vacuous")
     assert f"{SHIPPING}::test_paid_shipping_matches_its_source" in done.ids("source_reading")
     assert done.markdown.splitlines()[0].startswith(":x: **guardcheck review** FAIL")
     assert "test_shipping_runs" in done.markdown
     assert "test_paid_shipping_matches_its_source" in done.markdown
+    assert summary.read_text() == "earlier step\n" + done.markdown
 
 
 def test_fail_on_gates_only_the_categories_it_names(tmp_path):
@@ -131,3 +137,18 @@ def test_an_unknown_base_is_a_usage_error(tmp_path):
     done = review(root, "--base", "no-such-rev")
     assert done.code == 2
     assert "--base no-such-rev: not a revision" in done.err
+
+
+def test_a_red_baseline_exits_3(tmp_path):
+    root = build_shop(tmp_path / "shop", commit_change=True)
+    edit(root, "tests/test_pricing.py", "discount(10) == 10", "discount(10) == 11")
+    done = review(root, "--base", "HEAD~1")
+    assert done.code == 3, done.err
+
+
+def test_without_base_or_default_branch_it_is_a_usage_error(tmp_path):
+    root = build_shop(tmp_path / "shop", commit_change=True)
+    git(root, "branch", "-m", "main", "trunk")
+    done = review(root)
+    assert done.code == 2
+    assert "pass --base REV" in done.err
