@@ -68,6 +68,7 @@ class ReviewReport:
     changed_files: list[str] = field(default_factory=list)
     functions: list[FunctionRow] = field(default_factory=list)
     mutants: int = 0  # in scope and run
+    in_scope: list[str] = field(default_factory=list)  # their ids, catalogue entries first
     caught: int = 0
     survivors: list[Survivor] = field(default_factory=list)
     vacuous: list[FlaggedTest] = field(default_factory=list)
@@ -109,6 +110,7 @@ class ReviewReport:
             "failing": self.failing,
             "changed_files": self.changed_files,
             "mutants": self.mutants,
+            "in_scope": self.in_scope,
             "caught": self.caught,
             "functions": [{**vars(f), "killers": list(f.killers)} for f in self.functions],
             "survivors": rows(self.survivors),

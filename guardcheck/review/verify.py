@@ -36,6 +36,7 @@ def review(request: ReviewRequest) -> ReviewReport:
     if not request.all_mutants:
         operator = scope.likeliest_per_line(operator)
     mutants = [m for m in catalogue if scope.touches_change(m, change)] + operator
+    report.in_scope = [m.id for m in mutants]
 
     results: list[MutantResult] = []
     measured = options.with_overrides(matrix=True, source=options.source or tuple(sources) or None)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from support.review import PROJECTS, copy_tree
+
 from guardcheck.model import FileChange, Mutant, Where
+from guardcheck.review.audit import lint_flags
 from guardcheck.review.diff import Change, functions_of
 from guardcheck.review.scope import changed_tests, likeliest_per_line, rank
 
@@ -68,3 +71,13 @@ def test_a_changed_decorator_changes_the_test_and_helpers_are_not_tests():
         "tests/test_x.py::test_one",
         "tests/test_x.py::TestGroup::test_two",
     ]
+
+
+def test_a_static_source_reading_finding_is_attributed_to_its_test(tmp_path):
+    copy_tree(PROJECTS / "review_shop" / "base", tmp_path)
+    copy_tree(PROJECTS / "review_shop" / "change", tmp_path)
+    flagged = lint_flags(tmp_path, ["tests/test_shipping.py", "tests/test_pricing.py"])
+    assert list(flagged) == ["tests/test_shipping.py::test_paid_shipping_matches_its_source"]
+    assert flagged["tests/test_shipping.py::test_paid_shipping_matches_its_source"].startswith(
+        "line 15: "
+    )

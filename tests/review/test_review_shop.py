@@ -98,6 +98,12 @@ def test_a_named_entry_the_change_made_stale_is_listed_with_its_error(uncommitte
     assert "stale" in stale["message"]
 
 
+def test_a_catalogue_entry_counts_only_when_it_touches_a_changed_function(uncommitted):
+    assert "free-shipping-later" in uncommitted.report["in_scope"]
+    assert "discount-boundary" not in uncommitted.report["in_scope"]
+    assert "free-shipping-later" not in {s["mutant_id"] for s in uncommitted.report["survivors"]}
+
+
 def test_the_caught_mutant_counts_for_its_function_and_names_its_killer(uncommitted):
     rows = {row["qualname"]: row for row in uncommitted.report["functions"]}
     assert rows["shipping"]["killers"] == [f"{SHIPPING}::test_free_shipping_over_fifty"]
