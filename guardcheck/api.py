@@ -382,15 +382,9 @@ def review(request: ReviewRequest) -> ReviewReport:
 
 def review_report(report: ReviewReport, form: str) -> str:
     """A review as "text", "markdown", "json" or GitHub "annotations" lines."""
-    from guardcheck.review import report as rendering
+    from guardcheck.review.report import FORMS
 
-    render = {
-        "text": rendering.to_text,
-        "markdown": rendering.to_markdown,
-        "json": rendering.json_text,
-        "annotations": lambda r: "\n".join(rendering.annotations(r)),
-    }
-    return render[form](report)
+    return FORMS[form](report)
 
 
 __all__ += [

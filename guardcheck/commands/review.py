@@ -65,7 +65,7 @@ def review_command(
     named mutations the change made stale.
 
     Exit codes: 0 no failing finding, 1 a --fail-on finding, 2 usage error,
-    3 the baseline is red.
+    3 the baseline is red, 4 the mutant run stopped early, 130 interrupted.
     """
     request = api.ReviewRequest(
         options=options_of(ctx), base=base, all_mutants=all_mutants, fail_on=fail_on

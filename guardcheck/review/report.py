@@ -112,3 +112,12 @@ def annotations(report: ReviewReport) -> list[str]:
 
 def json_text(report: ReviewReport) -> str:
     return json.dumps(report.as_json(), indent=2) + "\n"
+
+
+# The forms `api.review_report` renders, by name.
+FORMS = {
+    "text": to_text,
+    "markdown": to_markdown,
+    "json": json_text,
+    "annotations": lambda report: "\n".join(annotations(report)),
+}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from guardcheck import api
-from guardcheck.errors import CatalogueInvalid
+from guardcheck.errors import CatalogueInvalid, GuardcheckError
+from guardcheck.exitcodes import ExitCode
 from guardcheck.model import Mutant, MutantResult, Status
 from guardcheck.options import RunOptions
 from guardcheck.review import audit, pinning, scope
@@ -41,7 +42,7 @@ def review(request: ReviewRequest) -> ReviewReport:
     results: list[MutantResult] = []
     measured = options.with_overrides(matrix=True, source=options.source or tuple(sources) or None)
     if mutants:
-        results = api.run(measured, mutants=mutants).results
+        results = _matrix(measured, mutants)
     tests = scope.changed_tests(change)
     test_ids = [t.nodeid() for t in tests]
 
@@ -52,7 +53,7 @@ def review(request: ReviewRequest) -> ReviewReport:
     opened = audit.opened_sources(root, audited, roots, request.timeout)
     test_files = sorted({t.split("::")[0] for t in audited})
     linted = audit.lint_flags(root, test_files)
-    reading = _source_reading(opened, linted, change, root)
+    reading = _source_reading(opened, linted, root)
     report.source_reading = reading
     readers = {t.nodeid for t in reading}
 
@@ -63,6 +64,19 @@ def review(request: ReviewRequest) -> ReviewReport:
     if not mutants:
         report.notes.append("no mutant in scope: the change touches no mutable source line")
     return report
+
+
+def _matrix(options: RunOptions, mutants: list[Mutant]) -> list[MutantResult]:
+    """Every mutant's results; a run that did not finish is no basis for findings."""
+    run = api.run(options, mutants=mutants)
+    if run.interrupted:
+        raise KeyboardInterrupt
+    if run.incomplete:
+        raise GuardcheckError(
+            f"the mutant run stopped early ({run.incomplete}); no findings were judged",
+            ExitCode.INCOMPLETE,
+        )
+    return run.results
 
 
 def _catalogue(options: RunOptions, change: Change) -> tuple[list[Mutant], list[StaleEntry]]:
@@ -101,7 +115,7 @@ def _source_files(options: RunOptions, change: Change) -> list[str]:
 
 
 def _source_reading(
-    opened: dict[str, list[str]], linted: dict[str, str], change: Change, root: Path
+    opened: dict[str, list[str]], linted: dict[str, str], root: Path
 ) -> list[FlaggedTest]:
     flagged: dict[str, str] = {}
     for nodeid, paths in opened.items():
