@@ -32,6 +32,9 @@ from guardcheck.refactor.request import INFORMATIONAL as REFACTOR_INFORMATIONAL
 from guardcheck.refactor.request import RefactorRequest
 from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
+from guardcheck.review.request import CATEGORIES as REVIEW_CATEGORIES
+from guardcheck.review.request import DEFAULT_FAIL_ON as REVIEW_DEFAULT_FAIL_ON
+from guardcheck.review.request import ReviewRequest
 from guardcheck.shard import parse_shard, take_shard
 from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
 from guardcheck.worktree import revert as revert_mutant
@@ -39,6 +42,7 @@ from guardcheck.worktree import revert as revert_mutant
 if TYPE_CHECKING:
     from guardcheck.equiv.check import EquivResult
     from guardcheck.refactor.findings import RefactorReport
+    from guardcheck.review.findings import ReviewReport
 
 __all__ = [
     "CatalogueInvalid",
@@ -338,3 +342,59 @@ __all__ += [
 ]
 
 # -- end of guardcheck refactor ---------------------------------------------------
+# -- guardcheck review ----------------------------------------------------------
+
+
+def changed_lines_since(root: Path, rev: str, paths: Sequence[str] = ()) -> dict[str, set[int]]:
+    """path -> lines of today's files changed since `rev` (working tree, committed or not)."""
+    from guardcheck.sweep import changed_lines_since as changed
+
+    return changed(root, rev, paths)
+
+
+def operator_mutants(
+    options: RunOptions, paths: Sequence[str], changed_lines: dict[str, set[int]]
+) -> list[Mutant]:
+    """mutmut's operator mutants of `paths` on `changed_lines` only, built and not run
+    (the sweep's generator, with the project's exclude and arid settings)."""
+    from guardcheck import sweep as sweeping
+
+    if not paths:
+        return []
+    try:
+        arid = sweeping.arid_rules_except(options.mutate_arid)
+    except ValueError as exc:
+        raise GuardcheckError(f"[tool.guardcheck] mutate_arid: {exc}") from None
+    generated = sweeping.generate(
+        options.root, paths, exclude=options.exclude, arid_rules=arid, changed_lines=changed_lines
+    )
+    return generated.mutants
+
+
+def review(request: ReviewRequest) -> ReviewReport:
+    """`guardcheck review`: the strength of a change's tests (see docs/review.md).
+    Raises GuardcheckError (exit 2) for bad input, BaselineFailed (exit 3) for a red suite."""
+    # review calls this module: import it when a review runs, not at import.
+    from guardcheck.review.verify import review as reviewing
+
+    return reviewing(request)
+
+
+def review_report(report: ReviewReport, form: str) -> str:
+    """A review as "text", "markdown", "json" or GitHub "annotations" lines."""
+    from guardcheck.review.report import FORMS
+
+    return FORMS[form](report)
+
+
+__all__ += [
+    "REVIEW_CATEGORIES",
+    "REVIEW_DEFAULT_FAIL_ON",
+    "ReviewRequest",
+    "changed_lines_since",
+    "operator_mutants",
+    "review",
+    "review_report",
+]
+
+# -- end of guardcheck review -----------------------------------------------------

@@ -31,6 +31,8 @@ WALLS: dict[str, set[str]] = {
     "shard": {"model", "errors", "splices"},
     # A capability built on the API: lab, catalogue and equiv work goes through it.
     "refactor": {"api", "model", "options", "errors", "exitcodes"},
+    # Like refactor; `messages` names the audit plugin's environment variables.
+    "review": {"api", "model", "options", "errors", "exitcodes", "messages"},
     "merge": {"model", "errors", "exitcodes", "reports", "provenance", "shard", "splices"},
 }
 

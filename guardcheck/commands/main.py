@@ -13,6 +13,7 @@ from guardcheck.commands.group import GuardcheckGroup, global_options
 from guardcheck.commands.lint import lint_tests_command
 from guardcheck.commands.merge import merge_command
 from guardcheck.commands.refactor import refactor_command
+from guardcheck.commands.review import review_command
 from guardcheck.commands.run import run
 from guardcheck.commands.sweep import sweep_command
 
@@ -36,6 +37,7 @@ for command in (
     lint_tests_command,
     equiv_command,
     refactor_command,
+    review_command,
 ):
     main.add_command(command)
 

@@ -1,0 +1,86 @@
+"""`guardcheck review --base REV`: how strong are the tests of this change?"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from guardcheck import api
+from guardcheck.commands.group import global_options, options_of
+
+
+def _categories(ctx: click.Context, param: click.Parameter, value: str | None) -> frozenset[str]:
+    if value is None:
+        return frozenset(api.REVIEW_DEFAULT_FAIL_ON)
+    chosen = {part.strip() for part in value.split(",") if part.strip()}
+    unknown = sorted(chosen - set(api.REVIEW_CATEGORIES))
+    if unknown:
+        raise click.BadParameter(
+            f"unknown {', '.join(unknown)}; choose from {', '.join(api.REVIEW_CATEGORIES)}"
+        )
+    return frozenset(chosen)
+
+
+@click.command("review")
+@global_options
+@click.option(
+    "--base",
+    metavar="REV",
+    help="The revision the change is measured from (default: the merge base of HEAD with "
+    "origin/HEAD, else main, else master).",
+)
+@click.option(
+    "--all-mutants",
+    is_flag=True,
+    help="Every operator mutant of each changed line, not only the one likeliest to matter.",
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    metavar="LIST",
+    callback=_categories,
+    help="Comma-separated findings that fail the command: survived, vacuous, source-reading, "
+    "unpinned, stale (default: survived,vacuous,source-reading,stale).",
+)
+@click.option("--json", "json_path", type=click.Path(path_type=Path), help="JSON report.")
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(path_type=Path),
+    help="Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set).",
+)
+@click.pass_context
+def review_command(
+    ctx: click.Context,
+    base: str | None,
+    all_mutants: bool,
+    fail_on: frozenset[str],
+    json_path: Path | None,
+    markdown_path: Path | None,
+) -> None:
+    """Test strength of the change since REV: mutants on changed lines (a kill matrix),
+    survivors, vacuous tests, source-reading tests, tests that pass on the base, and
+    named mutations the change made stale.
+
+    Exit codes: 0 no failing finding, 1 a --fail-on finding, 2 usage error,
+    3 the baseline is red, 4 the mutant run stopped early, 130 interrupted.
+    """
+    request = api.ReviewRequest(
+        options=options_of(ctx), base=base, all_mutants=all_mutants, fail_on=fail_on
+    )
+    report = api.review(request)
+    click.echo(api.review_report(report, "text"))
+    if os.environ.get("GITHUB_ACTIONS"):
+        click.echo(api.review_report(report, "annotations"))
+    markdown = api.review_report(report, "markdown")
+    for path, text in ((markdown_path, markdown), (json_path, None)):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text or api.review_report(report, "json"), encoding="utf-8")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as out:
+            out.write(markdown)
+    ctx.exit(int(api.ExitCode.GATE_FAILED if report.failed else api.ExitCode.OK))

@@ -1,0 +1,40 @@
+"""Tests that do not pin the change: the new tests, run against the base's source, pass.
+
+The base is checked out in a temporary worktree; today's changed test files (and
+changed conftest.py files, which they may need) are copied over it; a plain pytest
+runs the added or changed tests there. A test that passes against the old code
+would pass whether or not the change were made: it does not pin it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from guardcheck.review.base import Base, base_worktree
+from guardcheck.review.pytest_run import run_pytest
+from guardcheck.review.scope import names
+
+
+def passing_on_base(
+    root: Path, base: Base, copied: Sequence[str], tests: Sequence[str], timeout: float
+) -> list[str]:
+    """The function-level ids of `tests` that have a passing case on the base."""
+    if not tests:
+        return []
+    with base_worktree(base) as tree:
+        for relative in copied:
+            here, there = root / relative, tree / relative
+            if here.is_file():
+                there.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(here, there)
+        # Whole files, not node ids: pytest refuses every node id when one names a test it
+        # cannot collect (a new file importing a new name), and a file that cannot import
+        # on the base must not stop the others running.
+        files = sorted({test.split("::")[0] for test in tests})
+        _, outcomes, _ = run_pytest(
+            tree, files, timeout=timeout, extra=["--continue-on-collection-errors"]
+        )
+    passed = [o.nodeid for o in outcomes if o.passed]
+    return [test for test in tests if names(test, passed)]

@@ -1,0 +1,20 @@
+"""What `guardcheck review` was asked to do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from guardcheck.options import RunOptions
+from guardcheck.review.findings import CATEGORIES, DEFAULT_FAIL_ON
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    options: RunOptions
+    base: str | None = None  # None: the merge base with the default branch
+    all_mutants: bool = False  # every operator mutant per changed line, not the likeliest one
+    fail_on: frozenset[str] = DEFAULT_FAIL_ON
+    timeout: float = 600.0  # seconds for each plain pytest run (pinning, audit)
+
+
+__all__ = ["CATEGORIES", "DEFAULT_FAIL_ON", "ReviewRequest"]
