@@ -58,6 +58,7 @@ __all__ = [
     "revert",
     "run",
     "show",
+    "sigterm_as_interrupt",
 ]
 
 
@@ -138,6 +139,7 @@ def _run(
     options: RunOptions, events: RunEvents | None, given: Sequence[Mutant] | None
 ) -> RunReport:
     refuse_while_applied(options)
+    _refuse_missing_source(options)
     catalogue = list(given) if given is not None else validate(options, collect=False)
     chosen = select_mutants(catalogue, options.only)
     # Recorded before the split: every shard names the same full selection.
@@ -160,6 +162,15 @@ def _run(
         report.provenance = provenance
         outdir.finish(report)
     return report
+
+
+def _refuse_missing_source(options: RunOptions) -> None:
+    missing = [s for s in options.source if not options.resolve(Path(s)).exists()]
+    if missing:
+        raise GuardcheckError(
+            f"[tool.guardcheck] source: {', '.join(missing)} does not exist (under "
+            f"{options.root})\n  fix: name folders or files of the project"
+        )
 
 
 @dataclass(frozen=True)
