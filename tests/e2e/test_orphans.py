@@ -6,9 +6,12 @@ scan finds exactly ours) and then hangs; the checks read /proc (support/processe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,38 +50,39 @@ def token() -> str:
         os.kill(pid, signal.SIGKILL)
 
 
-def test_kill_9_of_guardcheck_kills_a_fresh_mutants_test_subprocess(tmp_path, token):
+@contextlib.contextmanager
+def sleeping(
+    tmp_path: Path, ident: str, find: str, template: str, token: str
+) -> Iterator[subprocess.Popen]:
+    """A driver running one mutant (`template` with {} for the spawner) until the sleep runs;
+    the driver is killed on the way out whatever happened."""
     mark = tmp_path / "spawned"
-    # A module-level change: it runs in a fresh interpreter, the lab's own child.
-    mutants = [["fresh-sleeps", "LIMIT = 10", f"LIMIT = {spawner(token, mark)}"]]
+    mutants = [[ident, find, template.format(spawner(token, mark))]]
     _, _, driver = start_driver(tmp_path, mutants, {"jobs": 1, "timeout_constant": 60.0})
     try:
         wait_started(driver, 1)
         assert wait_until(lambda: mark.exists() and sleeps(token), seconds=60)
-        driver.send_signal(signal.SIGKILL)
-        driver.wait()
-        assert wait_until(lambda: not sleeps(token), seconds=15), "sleep 303 survived"
+        yield driver
     finally:
         if driver.poll() is None:
             driver.kill()
             driver.wait()
 
 
+def test_kill_9_of_guardcheck_kills_a_fresh_mutants_test_subprocess(tmp_path, token):
+    # A module-level change: it runs in a fresh interpreter, the lab's own child.
+    with sleeping(tmp_path, "fresh-sleeps", "LIMIT = 10", "LIMIT = {}", token) as driver:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+        assert wait_until(lambda: not sleeps(token), seconds=15), "sleep 303 survived"
+
+
 def test_kill_9_of_the_host_kills_its_childrens_test_subprocesses(tmp_path, token):
-    mark = tmp_path / "spawned"
-    mutants = [["fork-sleeps", "return a + b", f"return {spawner(token, mark)}"]]
-    _, _, driver = start_driver(tmp_path, mutants, {"jobs": 1, "timeout_constant": 60.0})
-    try:
-        wait_started(driver, 1)
-        assert wait_until(lambda: mark.exists() and sleeps(token), seconds=60)
+    with sleeping(tmp_path, "fork-sleeps", "return a + b", "return {}", token) as driver:
         os.kill(host_of(driver), signal.SIGKILL)
         out, _ = driver.communicate(timeout=30)
         assert out.strip().splitlines()[-1] == "finished", out
         assert wait_until(lambda: not sleeps(token), seconds=15), "sleep 303 survived"
-    finally:
-        if driver.poll() is None:
-            driver.kill()
-            driver.wait()
 
 
 def test_a_new_session_subprocess_dies_with_its_timed_out_mutant(tmp_path, token):
