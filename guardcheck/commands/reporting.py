@@ -53,16 +53,18 @@ def report_options(command: F) -> F:
 def check_report_paths(ctx: click.Context, root: Path) -> None:
     """Before anything runs: every report path can be written, and is no file of the project.
 
-    `--markdown pkg/core.py` would overwrite source code; a folder or a missing
-    parent would only fail after the whole run.
+    `--markdown pkg/core.py` would overwrite source code; a folder, or a file
+    where a parent folder should be, would only fail after the whole run.
     """
     for flag, path in ctx.meta.get(_PATHS, {}).items():
         full = path if path.is_absolute() else Path.cwd() / path
         if full.is_dir():
             raise api.GuardcheckError(f"{flag} {path}: is a folder\n  fix: name a file")
-        if not full.parent.is_dir():
+        existing = next(p for p in full.parents if p.exists())  # writers create the rest
+        if not existing.is_dir():
             raise api.GuardcheckError(
-                f"{flag} {path}: the folder {full.parent} does not exist\n  fix: create it first"
+                f"{flag} {path}: {existing} is a file, so no folder can be made below it\n"
+                "  fix: name a path in a folder"
             )
         if full.is_file() and _project_file(full, root):
             raise api.GuardcheckError(

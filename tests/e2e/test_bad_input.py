@@ -115,7 +115,7 @@ def test_an_output_folder_that_is_a_file_is_exit_2_for_run_and_apply(tmp_path):
     [
         ("--junit", "tests", "is a folder"),
         ("--markdown", "app/ladder.py", "is a file of your project"),
-        ("--json", "missing/r.json", "does not exist"),
+        ("--json", "pyproject.toml/r.json", "is a file, so no folder can be made"),
     ],
 )
 def test_bad_report_paths_are_refused_before_anything_runs(tmp_path, flag, target, words):
