@@ -44,7 +44,7 @@ LISTS: dict[str, frozenset[Status]] = {
     "timeout.txt": frozenset({Status.TIMEOUT}),
 }
 # What a previous run may have left; nothing else in the folder is ever touched.
-OWN_FILES = ("baseline.json", "outcomes.jsonl", *LISTS)
+OWN_FILES = ("baseline.json", "outcomes.jsonl", "internal-error.txt", *LISTS)
 # Also ours, kept between runs: the private copy of the project and its manifest
 # (guardcheck/lab/projectcopy.py).
 MUTANTS_DIR = "mutants"
