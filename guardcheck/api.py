@@ -21,6 +21,7 @@ from guardcheck.catalogue.validate import Assessment, assess, check_killers_coll
 from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.projectcopy import private_copy
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
 from guardcheck.lint import LintReport, lint_paths
 from guardcheck.merge import merge_reports, read_report
@@ -61,6 +62,7 @@ __all__ = [
     "revert",
     "run",
     "show",
+    "sigterm_as_interrupt",
 ]
 
 
@@ -141,6 +143,7 @@ def _run(
     options: RunOptions, events: RunEvents | None, given: Sequence[Mutant] | None
 ) -> RunReport:
     refuse_while_applied(options)
+    _refuse_missing_source(options)
     catalogue = list(given) if given is not None else validate(options, collect=False)
     chosen = select_mutants(catalogue, options.only)
     # Recorded before the split: every shard names the same full selection.
@@ -150,15 +153,28 @@ def _run(
         outdir = OutputFolder(options.output_dir)
     except (OutputFolderUnusable, OSError) as exc:
         raise GuardcheckError(str(exc)) from None
-    listeners = FanOut.of([events, outdir])
-    listeners.run_started(chosen)
-    with LabSession(options, chosen) as lab:
-        collected = lab.collect()
-        check_killers_collected(catalogue, collected)
-        report = lab.run(listeners)
-    report.provenance = provenance
-    outdir.finish(report)
+    with outdir:  # holds the output folder's lock until the run is over
+        # Tests run in a private copy: whatever they write, git included, stays there.
+        lab_options = options.with_overrides(root=private_copy(options), output=options.output_dir)
+        listeners = FanOut.of([events, outdir])
+        listeners.run_started(chosen)
+        with LabSession(lab_options, chosen) as lab:
+            collected = lab.collect()
+            check_killers_collected(catalogue, collected)
+            report = lab.run(listeners)
+        report.root = str(options.root)
+        report.provenance = provenance
+        outdir.finish(report)
     return report
+
+
+def _refuse_missing_source(options: RunOptions) -> None:
+    missing = [s for s in options.source if not options.resolve(Path(s)).exists()]
+    if missing:
+        raise GuardcheckError(
+            f"[tool.guardcheck] source: {', '.join(missing)} does not exist (under "
+            f"{options.root})\n  fix: name folders or files of the project"
+        )
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ class HostConfig:
     source: list[str]  # folders coverage measures
     skip: list[str]  # top-level names a scratch working directory does not mirror
     baseline_runs: int = 1
+    baseline_timeout: float | None = None  # seconds per baseline run; None: no limit
+    memory_limit_mb: int = 0  # RLIMIT_AS of mutant children; 0: none
 
 
 @dataclass(frozen=True)

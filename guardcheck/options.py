@@ -28,6 +28,8 @@ KNOWN_KEYS = {
     "timeout_factor": "a mutant may take this many times its tests' baseline time (default: 2.0)",
     "timeout_constant": "plus this many seconds (default: 5.0)",
     "baseline_runs": "baseline runs; a test whose outcome changes is flaky (default: 1)",
+    "baseline_timeout": "seconds the baseline (collection, then each run) may take (default: 600)",
+    "memory_limit_mb": "address-space limit of each mutant's process, 0 for none (default: 4096)",
     "exclude": "sweep: path globs and qualified names never mutated (default: [])",
     "mutate_arid": "sweep: arid-code rules to turn off, e.g. ['logging'] (default: [])",
 }
@@ -52,6 +54,8 @@ class RunOptions:
     timeout_factor: float = 2.0
     timeout_constant: float = 5.0
     baseline_runs: int = 1
+    baseline_timeout: float = 600.0  # a hung test must not hang the run (exit 3)
+    memory_limit_mb: int = 4096  # RLIMIT_AS of mutant children: a runaway allocation dies fast
     exclude: tuple[str, ...] = ()  # sweep: globs over paths and qualified names
     mutate_arid: tuple[str, ...] = ()  # sweep: arid rules turned off (their code is mutated)
     # Command line only:
@@ -162,6 +166,18 @@ def _number(value: Any, what: str) -> float:
     return float(value)
 
 
+def _positive(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise GuardcheckError(f"{what} must be a number > 0 (seconds)")
+    return float(value)
+
+
+def _megabytes(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise GuardcheckError(f"{what} must be a whole number of megabytes (0: no limit)")
+    return value
+
+
 def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise GuardcheckError(f"{what} must be a whole number >= 1")
@@ -184,6 +200,8 @@ _READERS: dict[str, Callable[[Any, str], Any]] = {
     "timeout_factor": _number,
     "timeout_constant": _number,
     "baseline_runs": _count,
+    "baseline_timeout": _positive,
+    "memory_limit_mb": _megabytes,
     "exclude": _strings,
     "mutate_arid": _strings,
 }

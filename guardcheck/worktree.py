@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,39 @@ APPLIED_DIR = "applied"
 def ensure_output_dir(settings: RunOptions) -> Path:
     """The output folder, created with a `.gitignore` of `*` so git never sees it."""
     output = settings.output_dir
-    output.mkdir(parents=True, exist_ok=True)
-    gitignore = output / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text(GITIGNORE, encoding="utf-8")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        gitignore = output / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text(GITIGNORE, encoding="utf-8")
+    except OSError as exc:
+        raise GuardcheckError(
+            f"{settings.display(output)}: cannot use the output folder: {exc.strerror or exc}\n"
+            "  fix: make it a writable folder, or point `output` in [tool.guardcheck] elsewhere"
+        ) from None
     return output
+
+
+def _writable_source(settings: RunOptions, relative: str) -> Path:
+    """The project file `apply` may write: a Python source inside the root, never git's."""
+    path = settings.resolve(Path(relative))
+    try:
+        inside = path.resolve().relative_to(settings.root)
+    except ValueError:
+        inside = None
+    if inside is None or ".git" in inside.parts or path.suffix not in {".py", ".pyi"}:
+        raise GuardcheckError(
+            f"{relative}: `apply` writes only Python source files of the project\n"
+            "  fix: point the entry's `file` at a .py file under the root"
+        )
+    if not path.is_file():
+        raise GuardcheckError(f"{relative}: no such file\n  fix: check the entry's `file`")
+    if not os.access(path, os.W_OK):
+        raise GuardcheckError(
+            f"{relative}: is read-only, so the mutant cannot be written\n"
+            "  fix: make it writable (chmod u+w), or debug with `guardcheck show`"
+        )
+    return path
 
 
 def state_path(settings: RunOptions, mutant_id: str) -> Path:
@@ -99,7 +128,7 @@ def apply_mutant(settings: RunOptions, mutant: Mutant) -> Path:
     files = []
     writes: list[tuple[Path, bytes]] = []
     for change in mutant.changes:
-        path = settings.resolve(Path(change.path))
+        path = _writable_source(settings, change.path)
         original = path.read_bytes()
         mutated = _mutated_bytes(original, change)
         writes.append((path, mutated))
@@ -116,8 +145,21 @@ def apply_mutant(settings: RunOptions, mutant: Mutant) -> Path:
     ensure_output_dir(settings)
     state.parent.mkdir(parents=True, exist_ok=True)
     state.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    for path, mutated in writes:
-        path.write_bytes(mutated)
+    written: list[tuple[Path, bytes]] = []
+    try:
+        for path, mutated in writes:
+            original = path.read_bytes()
+            path.write_bytes(mutated)
+            written.append((path, original))
+    except OSError as exc:
+        # Undo what was written, and drop the state: it would block every later run.
+        for path, original in written:
+            path.write_bytes(original)
+        state.unlink(missing_ok=True)
+        raise GuardcheckError(
+            f"could not write {settings.display(path)}: {exc.strerror or exc}; "
+            "nothing was changed\n  fix: make the file writable"
+        ) from None
     return state
 
 

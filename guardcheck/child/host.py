@@ -40,7 +40,15 @@ from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
-from guardcheck.child.procs import describe_exit, kill_group, set_pdeathsig
+from guardcheck.child.procs import (
+    children_of,
+    describe_exit,
+    kill_descendants,
+    kill_group,
+    limit_address_space,
+    set_pdeathsig,
+    set_subreaper,
+)
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
 _MAX_LOG = 64_000
@@ -60,6 +68,7 @@ def _on_sigterm(signum: int, frame: object) -> None:
         _host.kill_children()
         _host.cleanup_if_orphaned()
     else:
+        kill_descendants(os.getpid())
         settings = _settings()
         if settings and os.getppid() != settings.parent:
             workdirs.remove(Path(settings.scratch))
@@ -83,6 +92,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     settings = _settings()
     if settings is None:
         return None  # loaded outside guardcheck: behave like plain pytest
+    set_subreaper()  # the tests' orphans come back to us, to be killed (kill_children)
     _host = Host(session, settings)
     try:
         _host.serve()
@@ -119,6 +129,8 @@ class Host:
         self.scratch = Path(settings.scratch)
         self.source = settings.source
         self.baseline_runs = settings.baseline_runs
+        self.baseline_timeout = settings.baseline_timeout
+        self.memory_limit_mb = settings.memory_limit_mb
         self.baseline_due = 0  # the baseline run to fork next, once the previous one reported
         self.sandbox = workdirs.Sandbox(
             Path(settings.root), set(settings.skip), self.scratch / "slots"
@@ -154,7 +166,7 @@ class Host:
             )
         )
         self._prepare()
-        self._fork(-1, self._baseline_main, None)  # run 1: under coverage
+        self._fork(-1, self._baseline_main, self.baseline_timeout)  # run 1: under coverage
         self.selector.register(self.control, selectors.EVENT_READ, None)
         while not self.stopping:
             self._step()
@@ -294,6 +306,7 @@ class Host:
     ) -> Callable[[int, Child], None]:
         def main(out: int, child: Child) -> None:
             timing = {"child": time.perf_counter()}
+            limit_address_space(self.memory_limit_mb)
             self._enter_scratch(child)
             _stop_tracing()
             items = [self.items[n] for n in message.tests if n in self.items]
@@ -329,7 +342,7 @@ class Host:
         self._reap_exiting()
         if self.baseline_due:
             run, self.baseline_due = self.baseline_due, 0
-            self._fork(-run, self._rerun_main, None)
+            self._fork(-run, self._rerun_main, self.baseline_timeout)
 
     def _wait(self) -> float:
         if self.exiting:
@@ -391,7 +404,18 @@ class Host:
         if not child.eof:
             self.selector.unregister(child.fd)
         os.close(child.fd)
+        self._kill_orphans()
         self.sandbox.give_back(child.slot)
+
+    def _kill_orphans(self) -> None:
+        """Processes a dead child's tests left (outside its group) are now ours: kill them.
+
+        Every running child is spared with its subtree: its tests may still need them.
+        """
+        spare = frozenset(c.pid for c in [*self.children.values(), *self.exiting])
+        direct = children_of(self.pid)
+        if direct is None or direct - spare:  # one small read when there are none
+            kill_descendants(self.pid, spare=spare)
 
     def _report(self, child: Child, *, timed_out: bool = False, status: int | None = None) -> None:
         """Tell the lab how the child ended, as soon as that is known."""
@@ -428,6 +452,7 @@ class Host:
                 os.waitpid(child.pid, 0)
         self.children.clear()
         self.exiting.clear()
+        kill_descendants(self.pid)  # whatever escaped the groups (start_new_session=True)
 
     def cleanup_if_orphaned(self) -> None:
         """The lab normally removes its scratch folder; if it was killed, the host does.

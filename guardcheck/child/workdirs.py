@@ -4,9 +4,9 @@ A child runs with its working directory in a folder of symlinks to the root's
 top-level entries: tests that read `data/x.json` relative to the working
 directory still work, while files a test or a mutant creates by a relative
 name (mutmut's string mutants made real `XX:memory:XX` sqlite files) land in
-the scratch folder instead of the user's tree. Writes *through* a symlinked
-folder still reach the real tree: this guards against stray files, it is not
-a copy of the project.
+the scratch folder. The root here is the lab's private copy of the project
+(lab/projectcopy.py), so writes *through* a symlinked folder reach that copy,
+never the user's tree.
 
 Folders are pooled: creating a mirror costs one symlink per top-level entry,
 which measured 4 ms on a loaded ext4 /tmp; resetting a used one is a scandir.

@@ -8,6 +8,8 @@ for them, so `--help` works anywhere.
 
 from __future__ import annotations
 
+import os
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +28,8 @@ class GuardcheckGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            with api.sigterm_as_interrupt():  # SIGTERM is 130 too, in every phase of every command
+                return super().invoke(ctx)
         except api.CatalogueInvalid as exc:
             # Each problem already starts with its file:line; a prefix would hide that.
             click.echo(str(exc), err=True)
@@ -37,6 +40,13 @@ class GuardcheckGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("guardcheck: interrupted", err=True)
             ctx.exit(int(api.ExitCode.INTERRUPTED))
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:  # a bug of ours: one line and exit 4, never a traceback
+            click.echo(f"guardcheck: internal error: {type(exc).__name__}: {exc}", err=True)
+            if os.environ.get("GUARDCHECK_DEBUG"):
+                traceback.print_exc()
+            ctx.exit(int(api.ExitCode.INCOMPLETE))
 
 
 def _remember(key: str) -> Callable[[click.Context, click.Parameter, Any], None]:

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from guardcheck import api
 from guardcheck.commands.group import options_of
-from guardcheck.commands.reporting import finish, report_options
+from guardcheck.commands.reporting import check_report_paths, finish, report_options
 from guardcheck.reports.console import (
     ConsoleProgress,
     Verbosity,
@@ -59,6 +59,12 @@ _FLAGS: list[Callable[[F], F]] = [
         metavar="N",
         help="Run the baseline N times; a test whose outcome changes is flaky (exit 3).",
     ),
+    click.option(
+        "--baseline-timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        metavar="S",
+        help="Seconds collection and each baseline run may take (default: 600); then exit 3.",
+    ),
     click.option("-q", "--quiet", is_flag=True, help="Print only the final summary."),
     click.option("-v", "--verbose", is_flag=True, help="Also print each mutant's tests."),
 ]
@@ -95,10 +101,12 @@ class Publisher:
             timeout_factor=flags["timeout_factor"],
             timeout_constant=flags["timeout_constant"],
             baseline_runs=flags["baseline_runs"],
+            baseline_timeout=flags["baseline_timeout"],
             matrix=flags["matrix"] or None,
             gate=gate,
             **overrides,
         )
+        check_report_paths(ctx, options.root)
         quiet, verbose = flags["quiet"], flags["verbose"]
         verbosity = Verbosity.QUIET if quiet else Verbosity.VERBOSE if verbose else Verbosity.NORMAL
         return cls(gate, options, make_console(), verbosity)

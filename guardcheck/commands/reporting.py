@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -49,10 +50,57 @@ def report_options(command: F) -> F:
     return command
 
 
+def check_report_paths(ctx: click.Context, root: Path) -> None:
+    """Before anything runs: every report path can be written, and is no file of the project.
+
+    `--markdown pkg/core.py` would overwrite source code; a folder, or a file
+    where a parent folder should be, would only fail after the whole run.
+    """
+    for flag, path in ctx.meta.get(_PATHS, {}).items():
+        full = path if path.is_absolute() else Path.cwd() / path
+        if full.is_dir():
+            raise api.GuardcheckError(f"{flag} {path}: is a folder\n  fix: name a file")
+        existing = next(p for p in full.parents if p.exists())  # writers create the rest
+        if not existing.is_dir():
+            raise api.GuardcheckError(
+                f"{flag} {path}: {existing} is a file, so no folder can be made below it\n"
+                "  fix: name a path in a folder"
+            )
+        if full.is_file() and _project_file(full, root):
+            raise api.GuardcheckError(
+                f"{flag} {path}: is a file of your project (source, or tracked by git); "
+                "a report would overwrite it\n  fix: write the report somewhere else"
+            )
+
+
+def _project_file(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+    except ValueError:
+        return False
+    if path.suffix in {".py", ".pyi", ".toml"}:
+        return True
+    tracked = subprocess.run(
+        ["git", "ls-files", "--error-unmatch", "--", str(path.resolve())],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    return tracked.returncode == 0
+
+
 def finish(ctx: click.Context, report: api.RunReport, gate: api.Gate) -> NoReturn:
     """Write the requested reports, say when results are incomplete, exit with the gate's code."""
+    failed = []
     for flag, path in ctx.meta.get(_PATHS, {}).items():
-        _REPORTS[flag][1](report, path, gate=gate)
+        try:
+            _REPORTS[flag][1](report, path, gate=gate)
+        except OSError as exc:  # e.g. the disk filled: the other reports are still written
+            failed.append(f"{flag} {path}: {exc.strerror or exc}")
+    if failed:
+        click.echo("guardcheck: could not write: " + "; ".join(failed), err=True)
+        if not report.incomplete and not report.interrupted:
+            report.incomplete = "report(s) not written: " + "; ".join(failed)
     if report.incomplete:
         click.echo(f"guardcheck: results incomplete: {report.incomplete}", err=True)
     sys.stdout.flush()

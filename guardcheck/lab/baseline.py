@@ -62,10 +62,17 @@ def judge_baseline(
 
 def _check_crash(ended: messages.ChildEnded, run: int, runs: int) -> None:
     outcome = outcome_of(ended)
-    if outcome.crash or outcome.timed_out is not None:
+    which = f"run {run} of {runs}" if runs > 1 else "run"
+    if outcome.timed_out is not None and not outcome.crash:
+        test = f": {ended.current} hangs" if ended.current else ""
+        raise BaselineFailed(
+            f"the baseline {which} did not finish within {outcome.timed_out:.0f} s{test}\n"
+            "  fix: make that test finish, or raise [tool.guardcheck] baseline_timeout "
+            "(--baseline-timeout)"
+        )
+    if outcome.crash:
         where = f" during {ended.current}" if ended.current else ""
         what = outcome.crash or f"timeout after {outcome.timed_out:.0f}s"
-        which = f"run {run} of {runs}" if runs > 1 else "run"
         raise BaselineFailed(f"the baseline {which} crashed ({what}){where}")
 
 

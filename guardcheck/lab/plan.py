@@ -77,7 +77,7 @@ def _header_end(node: ast.stmt) -> int:
     if isinstance(node, _COMPOUND):
         body = getattr(node, "body", None) or getattr(node, "cases", None)
         if body:
-            end = min(end, body[0].lineno - 1)
+            end = min(end, getattr(body[0], "pattern", body[0]).lineno - 1)  # match_case
     return max(end, node.lineno)
 
 

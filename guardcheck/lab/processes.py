@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import json
 import os
 import signal
@@ -23,16 +24,43 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child import workdirs
-from guardcheck.child.procs import describe_returncode, kill_group, set_pdeathsig
+from guardcheck.child.procs import (
+    describe_returncode,
+    kill_group,
+    limit_address_space,
+    set_pdeathsig,
+)
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.model import ChildOutcome
 from guardcheck.options import RunOptions
 
+# Set inside a git hook, these would point the tests' git at the user's repository
+# instead of the private copy's.
+_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
+
 
 def _env(extra: dict[str, str]) -> dict[str, str]:
     # No .pyc in the user's tree, from the host or from a mutated module.
-    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **extra}
+    inherited = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
+    return {**inherited, "PYTHONDONTWRITEBYTECODE": "1", **extra}
+
+
+# Fresh runs go through this wrapper: it kills what their tests leave running, even
+# when the lab itself was killed with -9 (guardcheck/child/reaper.py).
+REAPER = (sys.executable, "-m", "guardcheck.child.reaper")
+
+
+def quiet_plugins(settings: RunOptions) -> list[str]:
+    """Flags that keep the user's coverage plugin out of our pytest runs.
+
+    guardcheck measures coverage itself; pytest-cov from `addopts` would leave a
+    `.coverage` file behind and slow every child. `--no-cov`, not `-p no:cov`:
+    with the plugin blocked, a `--cov` in addopts is an unknown option.
+    """
+    if importlib.util.find_spec("pytest_cov") is None or "no:cov" in settings.pytest_args:
+        return []
+    return ["--no-cov"]
 
 
 def _tail(path: Path, lines: int = 30) -> str:
@@ -93,6 +121,8 @@ class HostProcess:
             source=list(source),
             skip=sandbox_skip(settings),
             baseline_runs=baseline_runs,
+            baseline_timeout=settings.baseline_timeout,
+            memory_limit_mb=settings.memory_limit_mb,
         )
         command = [
             sys.executable,
@@ -102,6 +132,7 @@ class HostProcess:
             "guardcheck.child.host",
             *settings.tests,
             *settings.pytest_args,
+            *quiet_plugins(settings),
             "-p",
             "no:cacheprovider",
             f"--basetemp={scratch / 'basetemp'}",
@@ -214,6 +245,7 @@ class FreshProcess:
         paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
         ini = ["-c", info.inifile] if info.inifile else []
         command = [
+            *REAPER,
             sys.executable,
             "-m",
             "pytest",
@@ -223,6 +255,7 @@ class FreshProcess:
             f"--rootdir={info.rootdir}",
             *paths,
             *settings.pytest_args,
+            *quiet_plugins(settings),
             "-p",
             "no:cacheprovider",
             f"--basetemp={slot.tmp}",
@@ -238,7 +271,7 @@ class FreshProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=lambda: set_pdeathsig(signal.SIGKILL),
+                preexec_fn=lambda: _fresh_child(settings.memory_limit_mb),
             )
         self._pidfd = _pidfd(self.process.pid)
 
@@ -283,6 +316,11 @@ class FreshProcess:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+
+
+def _fresh_child(memory_limit_mb: int) -> None:
+    set_pdeathsig(signal.SIGKILL)
+    limit_address_space(memory_limit_mb)
 
 
 def _describe(returncode: int) -> str:

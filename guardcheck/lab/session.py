@@ -32,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 
 from guardcheck import messages
-from guardcheck.child import workdirs
+from guardcheck.child import procs, workdirs
 from guardcheck.lab.baseline import BaselineFailed, judge_baseline
 from guardcheck.lab.classify import Activation, Unviable, classify
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
@@ -55,8 +55,14 @@ class LabSession:
         self.activations: list[Activation | str] = []
         self.interrupted = False
         self._launched = 0.0
+        self._spare: frozenset[int] = frozenset()
 
     def __enter__(self) -> LabSession:
+        # Orphans of the tests (start_new_session=True escapes any group kill) re-parent
+        # to us while the session lasts; close() kills them. Our caller's own children
+        # (a library user's) are spared.
+        self._spare = frozenset(procs.descendants(os.getpid()))
+        procs.set_subreaper()
         try:
             self._launched = time.perf_counter()
             self.host = HostProcess(
@@ -83,12 +89,24 @@ class LabSession:
     def collect(self) -> tuple[str, ...]:
         """The node ids pytest collected; raises BaselineFailed when collection failed."""
         assert self.host is not None
-        message = _wait_for(self.host, (messages.Collected, messages.CollectFailed))
+        limit = self.options.baseline_timeout
+        message = _wait_for(self.host, (messages.Collected, messages.CollectFailed), limit)
+        if message is None:
+            raise BaselineFailed(
+                f"pytest did not finish collecting within {limit:.0f} s (an import that hangs?)"
+                "\n  fix: raise [tool.guardcheck] baseline_timeout (--baseline-timeout)"
+            )
         startup = time.perf_counter() - self._launched
         if isinstance(message, messages.CollectFailed):
             errors = "\n".join(f"  {e}" for e in message.errors)
             raise BaselineFailed(f"pytest could not collect the tests:\n{errors}")
         assert isinstance(message, messages.Collected)
+        if not message.tests:
+            where = " ".join(self.options.tests) or "pytest's testpaths"
+            raise BaselineFailed(
+                f"no tests collected from {where}\n"
+                "  fix: check [tool.guardcheck] tests and your pytest testpaths"
+            )
         paths = {t.nodeid: t.path for t in message.tests}
         self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
         return tuple(paths)
@@ -129,8 +147,8 @@ class LabSession:
         except HostDied as exc:
             report.incomplete = str(exc)
         except Exception as exc:  # an internal error: keep what finished, say why
-            report.incomplete = (
-                f"internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+            report.incomplete = f"internal error: {type(exc).__name__}: {exc}" + _keep_trace(
+                self.options
             )
         report.results = [results[i] for i in sorted(results)]
         report.wall_seconds = time.perf_counter() - started
@@ -170,10 +188,22 @@ class LabSession:
         if self.host is not None:
             self.host.stop(urgent=urgent)
             self.host = None
+        procs.kill_descendants(os.getpid(), spare=self._spare)
+        procs.set_subreaper(False)
         if os.environ.get(KEEP_SCRATCH):
             print(f"guardcheck: scratch folder kept: {self.scratch}", file=sys.stderr)
         else:
             workdirs.remove(self.scratch)
+
+
+def _keep_trace(options: RunOptions) -> str:
+    """The traceback goes to a file for the bug report; the console gets one line."""
+    path = options.output_dir / "internal-error.txt"
+    try:
+        path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError:
+        return ""
+    return f" (traceback in {path})"
 
 
 @contextlib.contextmanager
@@ -208,7 +238,11 @@ def measured_source(options: RunOptions, mutants: Sequence[Mutant]) -> list[str]
     return sorted(folders) or [str(options.root)]
 
 
-def _wait_for(host: HostProcess, kinds: tuple[type, ...]) -> messages.Message:
+def _wait_for(
+    host: HostProcess, kinds: tuple[type, ...], timeout: float | None = None
+) -> messages.Message | None:
+    """The next message of one of `kinds`; None once `timeout` seconds have passed."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     selector = selectors.DefaultSelector()
     selector.register(host.fileno(), selectors.EVENT_READ)
     try:
@@ -217,7 +251,10 @@ def _wait_for(host: HostProcess, kinds: tuple[type, ...]) -> messages.Message:
                 message = host.inbox.popleft()
                 if isinstance(message, kinds):
                     return message
-            selector.select()
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            selector.select(left)
             host.receive()
     finally:
         selector.close()

@@ -9,6 +9,8 @@ Layout::
     outcomes.jsonl     one JSON line per finished mutant, appended
     caught.txt, missed.txt, timeout.txt
                        mutant ids by verdict: appended per mutant, rewritten by finish()
+    lock               flock'ed by the running guardcheck (its pid inside)
+    tree/, tree.json   the private copy of the project the tests run in, and its manifest
 
 Everything is flushed per mutant, so a killed or interrupted run still leaves evidence
 (the idea of cargo-mutants' `mutants.out/`).
@@ -17,8 +19,10 @@ Everything is flushed per mutant, so a killed or interrupted run still leaves ev
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import json
+import os
 import re
 import shutil
 import threading
@@ -40,8 +44,11 @@ LISTS: dict[str, frozenset[Status]] = {
     "timeout.txt": frozenset({Status.TIMEOUT}),
 }
 # What a previous run may have left; nothing else in the folder is ever touched.
-OWN_FILES = ("baseline.json", "outcomes.jsonl", *LISTS)
+OWN_FILES = ("baseline.json", "outcomes.jsonl", "internal-error.txt", *LISTS)
+# Also ours, kept between runs: the private copy of the project and its manifest
+# (guardcheck/lab/projectcopy.py).
 MUTANTS_DIR = "mutants"
+LOCK = "lock"  # flock'ed for the whole run; holds the holder's pid
 
 
 class OutputFolderUnusable(Exception):
@@ -68,10 +75,27 @@ class OutputFolder:
         self.path = Path(path)
         self.mutants = self.path / MUTANTS_DIR
         self._lock = threading.Lock()
-        self._prepare()
+        self._held: int | None = None  # the lock file's descriptor while this run owns it
+        try:
+            self._prepare()
+        except OSError as exc:
+            self.close()
+            raise OutputFolderUnusable(
+                f"{self.path}: cannot write the output folder: {exc.strerror or exc}\n"
+                "  fix: make it a writable folder, or point `output` in [tool.guardcheck] "
+                "elsewhere"
+            ) from None
+        except BaseException:
+            self.close()
+            raise
 
     def _prepare(self) -> None:
         gitignore = self.path / ".gitignore"
+        if self.path.exists() and not self.path.is_dir():
+            raise OutputFolderUnusable(
+                f"{self.path}: the output folder is a file, not a folder\n"
+                "  fix: remove it, or point `output` in [tool.guardcheck] elsewhere"
+            )
         if self.path.exists():
             ours = gitignore.is_file() and gitignore.read_text(encoding="utf-8").startswith(MARKER)
             if not ours and any(self.path.iterdir()):
@@ -81,10 +105,42 @@ class OutputFolder:
                 )
         self.path.mkdir(parents=True, exist_ok=True)
         gitignore.write_text(GITIGNORE, encoding="utf-8")
+        self._take_lock()  # before touching anything another run may be writing
         for name in OWN_FILES:
             (self.path / name).unlink(missing_ok=True)
         shutil.rmtree(self.mutants, ignore_errors=True)
         self.mutants.mkdir()
+
+    def _take_lock(self) -> None:
+        """Two runs at once would interleave outcomes.jsonl: the second one is refused.
+
+        flock, not a pid file: the kernel drops it when the holder dies, even by kill -9.
+        """
+        fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise OutputFolderUnusable(
+                f"{self.path}: another guardcheck run (pid {holder}) is using this output "
+                "folder\n  fix: wait for it to finish, or give this run another `output`"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._held = fd
+
+    def close(self) -> None:
+        """Release the run's lock (the process ending releases it too)."""
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
+
+    def __enter__(self) -> OutputFolder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def diff_path(self, mutant: Mutant) -> Path:
         return self.mutants / f"{safe_name(mutant.id)}.diff"

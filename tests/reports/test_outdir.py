@@ -95,6 +95,7 @@ def test_a_new_run_clears_stale_results_only(tmp_path):
     run(first)
     first.finish(rich_report())
     (out / "report.json").write_text("{}")  # a user's --json target inside the folder
+    first.close()  # the run is over: its lock is released
     second = OutputFolder(out)
     assert list((out / "mutants").iterdir()) == []
     for name in ("outcomes.jsonl", "caught.txt", "missed.txt", "timeout.txt", "baseline.json"):

@@ -1,0 +1,156 @@
+"""The user's tree, index and HEAD stay byte-identical, whatever the tests and mutants do.
+
+Real `python -m guardcheck run` processes on throwaway git projects: the tests run in a
+private copy (guardcheck/lab/projectcopy.py), the output folder is locked per run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.projects import copy_project, git, write_files
+
+pytestmark = pytest.mark.slow
+
+# A test that does what issue 8 §B6 saw tests do: git in its working directory, writes
+# relative to __file__ and to the cwd, rmtree of a data folder. It also asserts that git
+# inside the tests sees a clean repository.
+HOSTILE_TEST = """\
+import pathlib
+import shutil
+import subprocess
+
+from app.ladder import cooldown
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def git(*args):
+    done = subprocess.run(["git", *args], cwd=HERE, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_hostile():
+    assert cooldown(1) == 60
+    assert git("status", "--porcelain") == ""
+    (HERE / "written-next-to-the-test.txt").write_text("x")
+    (HERE.parent / "app" / "stray.txt").write_text("x")
+    open("stray-in-cwd.txt", "w").close()
+    shutil.rmtree(HERE.parent / "data")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "from a test")
+"""
+
+
+def environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "COLUMNS"}
+
+
+def guardcheck(root: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "guardcheck", *args],
+        cwd=root,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file of the tree and of .git (index, HEAD, refs), as hashes; the output folder
+    aside."""
+    found = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not (Path(folder) == root and d == ".guardcheck")]
+        for name in names:
+            path = Path(folder) / name
+            found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def hostile_project(tmp_path: Path) -> Path:
+    root = copy_project(tmp_path / "ladder", "ladder", git=False)
+    write_files(root, {"tests/test_hostile.py": HOSTILE_TEST, "data/input.txt": "x\n"})
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "commit.gpgsign=false", "commit", "-qm", "fixture")
+    # Uncommitted work of the user's: a modified file and an untracked one.
+    with (root / "app" / "__init__.py").open("a") as handle:
+        handle.write("# being edited\n")
+    write_files(root, {"notes.txt": "mine\n"})
+    return root
+
+
+def test_git_and_writes_in_tests_never_reach_the_users_tree_or_index(tmp_path):
+    root = hostile_project(tmp_path)
+    before, status = snapshot(root), git(root, "status", "--porcelain")
+    for _ in range(2):  # the second run reuses (and resets) the private copy
+        done = guardcheck(root, "run", "-q")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert snapshot(root) == before
+        assert git(root, "status", "--porcelain") == status
+    copy = root / ".guardcheck" / "tree"
+    assert (copy / "notes.txt").read_text() == "mine\n"  # untracked work is tested too
+    assert (root / ".guardcheck" / "outcomes.jsonl").is_file()  # reports: the user's root
+
+
+def test_a_clean_tree_is_copied_at_the_same_head(tmp_path):
+    root = copy_project(tmp_path / "ladder", "ladder", git=True)
+    done = guardcheck(root, "run", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    copy = root / ".guardcheck" / "tree"
+    assert git(copy, "rev-parse", "HEAD") == git(root, "rev-parse", "HEAD")
+    assert git(copy, "status", "--porcelain") == ""
+
+
+def test_outside_git_the_tree_is_copied_without_venvs_and_caches(tmp_path):
+    root = copy_project(tmp_path / "ladder", "ladder")
+    write_files(root, {"venv/pyvenv.cfg": "home = /usr\n", ".mypy_cache/x": "x"})
+    done = guardcheck(root, "run", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    copy = root / ".guardcheck" / "tree"
+    assert (copy / "app" / "ladder.py").is_file()
+    assert not (copy / "venv").exists()
+    assert not (copy / ".mypy_cache").exists()
+    assert not (copy / ".guardcheck").exists()
+
+
+def test_a_second_run_on_the_same_output_folder_is_refused_naming_the_holder(tmp_path):
+    root = copy_project(tmp_path / "ladder", "ladder", git=True)
+    assert guardcheck(root, "run", "-q").returncode == 0
+    # Hold the lock the way a running guardcheck does (same file, same flock).
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(root / ".guardcheck" / "lock")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        outcomes = (root / ".guardcheck" / "outcomes.jsonl").read_bytes()
+        done = guardcheck(root, "run", "-q")
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"another guardcheck run (pid {holder.pid})" in done.stderr
+        assert "Traceback" not in done.stderr
+        assert (root / ".guardcheck" / "outcomes.jsonl").read_bytes() == outcomes
+    finally:
+        holder.kill()
+        holder.wait()
+    assert guardcheck(root, "run", "-q").returncode == 0  # released with its holder
+
+
+HOLD_LOCK = f"""
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, {fcntl.LOCK_EX})
+os.ftruncate(fd, 0); os.write(fd, f"{{os.getpid()}}\\n".encode())
+print("locked", flush=True)
+time.sleep(120)
+"""
