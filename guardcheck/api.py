@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from guardcheck.cache import cached_run
 from guardcheck.catalogue.listing import Row, listing_json, rows
 from guardcheck.catalogue.load import did_you_mean
 from guardcheck.catalogue.select import select_mutants
@@ -148,10 +149,14 @@ def _run(
         raise GuardcheckError(str(exc)) from None
     listeners = FanOut.of([events, outdir])
     listeners.run_started(chosen)
-    with LabSession(options, chosen) as lab:
-        collected = lab.collect()
-        check_killers_collected(catalogue, collected)
-        report = lab.run(listeners)
+
+    def run_lab(mutants: Sequence[Mutant]) -> RunReport:
+        with LabSession(options, mutants) as lab:
+            check_killers_collected(catalogue, lab.collect())
+            return lab.run(listeners)
+
+    # Restores unchanged mutants' results and runs the lab on the rest only (or not at all).
+    report = cached_run(options, chosen, listeners, run_lab)
     report.provenance = provenance
     outdir.finish(report)
     return report
