@@ -23,7 +23,7 @@ from guardcheck.cache.store import Store
 from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
 from guardcheck.options import RunOptions
 
-__all__ = ["RESTORED_LOG", "ResultCache", "cached_run"]
+__all__ = ["RESTORED_LOG", "ResultCache", "cached_run", "open_cache"]
 
 RESTORED_LOG = "restored from the guardcheck cache (--no-cache re-runs it)\n"
 
@@ -34,22 +34,26 @@ class Finished(Protocol):
     def mutant_finished(self, result: MutantResult, log: str) -> None: ...
 
 
+def open_cache(options: RunOptions) -> ResultCache | None:
+    """The cache of the project as it is now (digests read once), or None under --no-cache."""
+    return ResultCache(options) if options.cache else None
+
+
 def cached_run(
-    options: RunOptions,
+    cache: ResultCache | None,
     chosen: Sequence[Mutant],
     events: Finished,
     run_lab: Callable[[Sequence[Mutant]], RunReport],
 ) -> RunReport:
     """The run of `chosen`, from the cache where it can be and from `run_lab` for the rest."""
-    if not options.cache:
+    if cache is None:
         return run_lab(chosen)
     started = time.perf_counter()
-    cache = ResultCache(options)
     lookup = cache.lookup(chosen)
     for result in lookup.hits.values():
         events.mutant_finished(result, RESTORED_LOG)
     if not lookup.misses and lookup.baseline is not None:
-        report = lookup.restored(options)
+        report = lookup.restored(cache.options)
     else:
         ran = run_lab([chosen[i] for i in lookup.misses])
         cache.save(ran)  # before merging: the hits are stored already
@@ -99,6 +103,7 @@ class ResultCache:
     """The cache of one project state: its file digests and keys, computed once per run."""
 
     def __init__(self, options: RunOptions) -> None:
+        self.options = options
         self.store = Store(options.output_dir / "cache")
         self.digests = project_digests(options.root, options.tests, options.output_dir)
         self.environment = keys.environment_key(options)

@@ -42,7 +42,7 @@ KEYED_FIELDS = (
 KEYED_ENVIRON = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONHASHSEED")
 
 
-def _hash(parts: Iterable[str]) -> str:
+def hash_parts(parts: Iterable[str]) -> str:
     digest = hashlib.sha256()
     for text in parts:  # length-prefixed: no two part lists concatenate alike
         data = text.encode("utf-8", "surrogatepass")
@@ -53,17 +53,24 @@ def _hash(parts: Iterable[str]) -> str:
 
 def environment_key(options: RunOptions) -> str:
     """guardcheck, Python, installed distributions, the keyed options and environment."""
+    # Installed distributions only: sys.path entries inside the project (the working folder
+    # under `python -m`, with its *.egg-info) would make the key depend on how it started.
+    root = str(options.root)
+    installed = [p for p in sys.path if p and _installed(os.path.abspath(p), root)]
     dists = sorted(
-        f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata
+        {f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions(path=installed)}
     )
     settings = {name: _plain(getattr(options, name)) for name in KEYED_FIELDS}
     environ = {name: os.environ.get(name) for name in KEYED_ENVIRON}
-    return _hash(
+    return hash_parts(
         [
             f"format {FORMAT}",
             __version__,
             sys.version,
-            sys.executable,
+            # The interpreter and environment, not the name it was started by (`guardcheck`
+            # runs .venv/bin/python3.11, `python -m guardcheck` .venv/bin/python).
+            os.path.realpath(sys.executable),
+            sys.prefix,
             json.dumps(settings, sort_keys=True),
             json.dumps(environ, sort_keys=True),
             *dists,
@@ -71,16 +78,22 @@ def environment_key(options: RunOptions) -> str:
     )
 
 
+def _installed(entry: str, root: str) -> bool:
+    """A sys.path entry outside the project, or a virtualenv's site-packages inside it."""
+    inside = entry == root or entry.startswith(root + os.sep)
+    return not inside or os.path.basename(entry) in ("site-packages", "dist-packages")
+
+
 def _plain(value: object) -> object:
     return list(value) if isinstance(value, tuple) else value
 
 
 def files_key(digests: Mapping[str, str], without: frozenset[str] = frozenset()) -> str:
-    return _hash(f"{path}\0{digests[path]}" for path in sorted(digests) if path not in without)
+    return hash_parts(f"{path}\0{digests[path]}" for path in sorted(digests) if path not in without)
 
 
 def world_key(environment: str, digests: Mapping[str, str]) -> str:
-    return _hash(["world", environment, files_key(digests)])
+    return hash_parts(["world", environment, files_key(digests)])
 
 
 def mutant_key(environment: str, others: str, mutant: Mutant) -> str:
@@ -93,4 +106,4 @@ def mutant_key(environment: str, others: str, mutant: Mutant) -> str:
             change.path,
             hashlib.sha256(change.mutated.encode("utf-8", "surrogatepass")).hexdigest(),
         ]
-    return _hash(parts)
+    return hash_parts(parts)
