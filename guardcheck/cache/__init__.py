@@ -54,12 +54,11 @@ def cached_run(
         events.mutant_finished(result, RESTORED_LOG)
     if not lookup.misses and lookup.baseline is not None:
         report = lookup.restored(cache.options)
-    else:
-        ran = run_lab([chosen[i] for i in lookup.misses])
-        cache.save(ran)  # before merging: the hits are stored already
-        report = lookup.merged(ran)
-    report.wall_seconds = time.perf_counter() - started
-    return report
+        report.wall_seconds = time.perf_counter() - started
+        return report
+    ran = run_lab([chosen[i] for i in lookup.misses])
+    cache.save(ran)  # before merging: the hits are stored already
+    return lookup.merged(ran)
 
 
 @dataclass
@@ -110,6 +109,7 @@ class ResultCache:
         self.world = keys.world_key(self.environment, self.digests)
         self._others: dict[frozenset[str], str] = {}
         self._nodeids: dict[str, list[str]] = {}
+        self._rows: codec.Rows = {}
 
     def key(self, mutant: Mutant) -> str:
         paths = frozenset(c.path for c in mutant.changes)
@@ -148,7 +148,7 @@ class ResultCache:
                 if not isinstance(nodeids, list):
                     raise ValueError(f"its test id list {digest} is missing")
                 self._nodeids[digest] = nodeids
-            return codec.decode(body, mutant, nodeids)
+            return codec.decode(body, mutant, nodeids, self._rows)
         except (KeyError, TypeError, ValueError) as exc:
             self.store.discard(self.store.path("mutant", key), f"malformed: {exc}")
             return None

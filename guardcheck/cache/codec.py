@@ -68,15 +68,27 @@ def encode(result: MutantResult, nodeids_digest: str) -> dict[str, Any]:
     }
 
 
-def decode(data: dict[str, Any], mutant: Mutant, nodeids: list[str]) -> MutantResult:
-    """Raises KeyError/TypeError/ValueError for a malformed entry (the caller discards it)."""
+Rows = dict[tuple[str, bool, str], Selection]
+
+
+def decode(
+    data: dict[str, Any], mutant: Mutant, nodeids: list[str], shared: Rows | None = None
+) -> MutantResult:
+    """Raises KeyError/TypeError/ValueError for a malformed entry (the caller discards it).
+
+    `shared`: equal selection rows of different mutants become one (frozen) object, so
+    1,000 restored mutants x 5,000 tests hold ~5,000 rows, not 5 million.
+    """
+    shared = {} if shared is None else shared
     rows: list[Selection] = []
     for count, selected, reason in data["selection"]["runs"]:
         start = len(rows)
-        rows.extend(
-            Selection(str(nodeid), bool(selected), str(reason))
-            for nodeid in nodeids[start : start + int(count)]
-        )
+        for nodeid in nodeids[start : start + int(count)]:
+            key = (nodeid, bool(selected), str(reason))
+            row = shared.get(key)
+            if row is None:
+                row = shared[key] = Selection(*key)
+            rows.append(row)
     if len(rows) != len(nodeids):
         raise ValueError("selection runs do not cover the stored test ids")
     tests = tuple(_read_test(t) for t in data["tests"])
