@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -44,6 +46,9 @@ def generate(root: Path, modules: int, functions: int, tests_per: int) -> None:
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
         '[tool.guardcheck]\nsource = ["pkg"]\ntests = ["tests"]\n'
     )
+    # Its own git repository: shard reports record the revision, and the bench folder
+    # lives inside guardcheck's checkout, whose HEAD may move while the bench runs.
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
     for m in range(modules):
         funcs = [f"def f_{i}(x, y):\n    return x + y\n" for i in range(functions)]
         (root / "pkg" / f"mod_{m}.py").write_text("\n\n".join(funcs))
@@ -52,6 +57,14 @@ def generate(root: Path, modules: int, functions: int, tests_per: int) -> None:
             for t in range(tests_per):
                 tests.append(f"def test_f_{i}_{t}():\n    assert f_{i}({t}, 1) == {t + 1}\n")
         (root / "tests" / f"test_mod_{m}.py").write_text("\n\n".join(tests))
+
+
+def commit(root: Path) -> None:
+    env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid"}
+    env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.invalid"}
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "generated"], check=True, env={**os.environ, **env})
 
 
 def run(name: str, *args: str) -> Timed:
@@ -90,6 +103,7 @@ def main() -> None:
     parser.add_argument("--skip-shards", action="store_true")
     opts = parser.parse_args()
     generate(WORK, opts.modules, opts.functions, opts.tests_per)
+    commit(WORK)
     jobs = ("-j", str(opts.jobs))
     out = WORK.parent
     figures: dict[str, object] = {
@@ -143,7 +157,8 @@ def main() -> None:
             "walls_s": shards,
             "merge_wall_s": round(merged.wall_s, 1),
             "merge_exit": merged.exit_code,
-            "merged_equals_full": verdicts(out / "merged.json") == verdicts(out / "full.json"),
+            "merged_equals_full": merged.exit_code == 0
+            and verdicts(out / "merged.json") == verdicts(out / "full.json"),
         }
     print(json.dumps(figures, indent=2))
 

@@ -137,3 +137,33 @@ def test_a_corrupt_entry_is_discarded_with_a_warning_and_its_mutant_re_runs(tmp_
     third = guardcheck(root)  # the re-run stored fresh entries
     assert "(cached)" in summary(third)
     assert ran(root) == []
+
+
+def sweep(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "COLUMNS"}
+    env["GC_WITNESS"] = str(root.parent / "witness.txt")
+    return subprocess.run(
+        [sys.executable, "-m", "guardcheck", "sweep", "app", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_an_unchanged_sweep_is_replayed_whole_and_no_cache_runs_it_again(tmp_path):
+    root = project(tmp_path)
+    first = sweep(root)
+    assert first.returncode in (0, 1), first.stdout + first.stderr
+    assert ran(root)
+    again = sweep(root)
+    assert again.returncode == first.returncode, again.stdout + again.stderr
+    assert ran(root) == []
+    assert "(cached)" in summary(again)
+    assert verdicts(again.stdout) == verdicts(first.stdout)
+    assert len(verdicts(first.stdout)) > 2  # mutmut's operators made several mutants
+    forced = sweep(root, "--no-cache")
+    assert ran(root)
+    assert verdicts(forced.stdout) == verdicts(first.stdout)
