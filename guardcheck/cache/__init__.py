@@ -135,6 +135,11 @@ class ResultCache:
                 self.store.discard(self.store.path("baseline", self.world), f"malformed: {exc}")
         return found
 
+    def stored(self, mutants: Sequence[Mutant]) -> bool:
+        """Is there an entry for every mutant and the baseline? (Not read: `lookup` does.)"""
+        paths = [self.store.path("mutant", self.key(m)) for m in mutants]
+        return self.store.path("baseline", self.world).is_file() and all(p.is_file() for p in paths)
+
     def _result(self, mutant: Mutant) -> MutantResult | None:
         key = self.key(mutant)
         body = self.store.read("mutant", key)

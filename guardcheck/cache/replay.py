@@ -6,7 +6,8 @@ files, the sweep's parameters and `--only` are all unchanged, the selection is t
 one stored last time: each Mutant is rebuilt from its stored splices over the file
 as it is on disk (its digest must equal the stored original's), and nothing is
 returned unless every mutant's result and the baseline are stored too, so the caller
-either restores the whole run or builds and runs as usual.
+either restores the whole run or builds and runs as usual (an entry found unreadable
+later only sends its mutant to the lab).
 
 Sharded runs are not replayed: their provenance names the unsharded selection.
 """
@@ -51,8 +52,9 @@ def replay(cache: ResultCache | None, scope: Sequence[str]) -> tuple[list[Mutant
         mutants = [_mutant(m, options) for m in body["mutants"]]
     except (KeyError, TypeError, ValueError, OSError):
         return None  # a source file changed under a path the key does not read: build
-    found = cache.lookup(mutants)
-    if found.misses or found.baseline is None:
+    # Only that every entry exists: cached_run reads and checks them, and a bad one there
+    # costs the lab run of that mutant, not a wrong verdict.
+    if not cache.stored(mutants):
         return None
     return mutants, body.get("extra")
 
