@@ -14,16 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from guardcheck.catalogue.listing import Row, listing_json, rows
+from guardcheck.cache import cached_run, open_cache
+from guardcheck.cache.replay import remember, replay, run_scope
 from guardcheck.catalogue.load import did_you_mean
 from guardcheck.catalogue.select import select_mutants
-from guardcheck.catalogue.validate import Assessment, assess, check_killers_collected, validate
 from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.projectcopy import private_copy
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
-from guardcheck.lint import LintReport, lint_paths
 from guardcheck.merge import merge_reports, read_report
 from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport, Status
 from guardcheck.options import RunOptions, load_options
@@ -41,7 +40,10 @@ from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, re
 from guardcheck.worktree import revert as revert_mutant
 
 if TYPE_CHECKING:
+    from guardcheck.catalogue.listing import Row
+    from guardcheck.catalogue.validate import Assessment
     from guardcheck.equiv.check import EquivResult
+    from guardcheck.lint import LintReport
     from guardcheck.refactor.findings import RefactorReport
     from guardcheck.review.findings import ReviewReport
 
@@ -66,6 +68,39 @@ __all__ = [
 ]
 
 
+# The catalogue's validation loads libcst (~0.4-0.8 s): imported when an entry is built,
+# not at import, so a run served whole by guardcheck/cache/ never pays for it.
+def _validate(options: RunOptions, *, collect: bool) -> list[Mutant]:
+    from guardcheck.catalogue.validate import validate as validating
+
+    return validating(options, collect=collect)
+
+
+def _assess(options: RunOptions, *, only: set[str] | None = None) -> Assessment:
+    from guardcheck.catalogue.validate import assess as assessing
+
+    return assessing(options, only=only)
+
+
+def _check_killers_collected(catalogue: Sequence[Mutant], collected: tuple[str, ...]) -> None:
+    from guardcheck.catalogue.validate import check_killers_collected as checking
+
+    checking(catalogue, collected)
+
+
+def __getattr__(name: str) -> Any:
+    # Re-exported for the commands; their modules load libcst.
+    if name == "Row":
+        from guardcheck.catalogue.listing import Row
+
+        return Row
+    if name == "LintReport":
+        from guardcheck.lint import LintReport
+
+        return LintReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @dataclass(frozen=True)
 class Listing:
     """`guardcheck list`: a row per declared entry, its stable JSON, and how many problems."""
@@ -85,26 +120,28 @@ def check(options: RunOptions, *, collect: bool = False) -> list[Mutant]:
 
     With `collect`, each `killed_by` is checked against a `pytest --collect-only`.
     """
-    return validate(options, collect=collect)
+    return _validate(options, collect=collect)
 
 
 def list_entries(options: RunOptions) -> Listing:
     """Every declared entry, buildable or not (a broken catalogue still lists)."""
-    assessment = assess(options)
+    from guardcheck.catalogue.listing import listing_json, rows
+
+    assessment = _assess(options)
     return Listing(rows(assessment), listing_json(options, assessment), len(assessment.problems))
 
 
 def show(options: RunOptions, ids: Iterable[str]) -> list[Mutant]:
     """The requested entries' mutants, in the order asked; unknown or invalid ids raise."""
     ids = list(dict.fromkeys(ids))
-    return _build(assess(options, only=set(ids)), ids)
+    return _build(_assess(options, only=set(ids)), ids)
 
 
 def apply(options: RunOptions, mutant_id: str) -> tuple[Mutant, Path]:
     """Write one mutant into the working tree; returns it and the saved-state file."""
     # Before building: an applied mutant no longer matches its own `find`.
     refuse_if_applied(options, mutant_id)
-    (mutant,) = _build(assess(options, only={mutant_id}), [mutant_id])
+    (mutant,) = _build(_assess(options, only={mutant_id}), [mutant_id])
     return mutant, apply_mutant(options, mutant)
 
 
@@ -118,6 +155,8 @@ def run(
     events: RunEvents | None = None,
     *,
     mutants: Sequence[Mutant] | None = None,
+    cache_scope: list[str] | None = None,
+    cache_extra: object = None,
 ) -> RunReport:
     """What `guardcheck run` does, start to finish, short of rendering.
 
@@ -131,20 +170,33 @@ def run(
     BaselineFailed (exit 3) for a red or flaky baseline. An interrupt
     (Ctrl-C, SIGTERM) returns the report so far with `interrupted`; the host
     dying or an internal error mid-run returns it with `incomplete`.
+
+    `cache_scope` names what produced `mutants` (a sweep's parameters) so that an
+    unchanged project's next run can replay them; `cache_extra` is stored with them.
     """
     try:
         with sigterm_as_interrupt():
-            return _run(options, events, mutants)
+            return _run(options, events, mutants, cache_scope, cache_extra)
     except KeyboardInterrupt:
         return RunReport(root=str(options.root), matrix=options.matrix, interrupted=True)
 
 
 def _run(
-    options: RunOptions, events: RunEvents | None, given: Sequence[Mutant] | None
+    options: RunOptions,
+    events: RunEvents | None,
+    given: Sequence[Mutant] | None,
+    cache_scope: list[str] | None = None,
+    cache_extra: object = None,
 ) -> RunReport:
     refuse_while_applied(options)
     _refuse_missing_source(options)
-    catalogue = list(given) if given is not None else validate(options, collect=False)
+    cache = open_cache(options)  # None under --no-cache
+    # What made the mutants, for replaying them unbuilt (libcst, mutmut) when nothing changed.
+    scope = run_scope(options) if given is None else cache_scope
+    replayed = replay(cache, scope) if given is None and scope else None
+    if replayed is not None:
+        given = replayed[0]
+    catalogue = list(given) if given is not None else _validate(options, collect=False)
     chosen = select_mutants(catalogue, options.only)
     # Recorded before the split: every shard names the same full selection.
     provenance = run_provenance(options, chosen)
@@ -154,15 +206,22 @@ def _run(
     except (OutputFolderUnusable, OSError) as exc:
         raise GuardcheckError(str(exc)) from None
     with outdir:  # holds the output folder's lock until the run is over
-        # Tests run in a private copy: whatever they write, git included, stays there.
-        lab_options = options.with_overrides(root=private_copy(options), output=options.output_dir)
         listeners = FanOut.of([events, outdir])
         listeners.run_started(chosen)
-        with LabSession(lab_options, chosen) as lab:
-            collected = lab.collect()
-            check_killers_collected(catalogue, collected)
-            report = lab.run(listeners)
+
+        def run_lab(mutants: Sequence[Mutant]) -> RunReport:
+            # Tests run in a private copy: whatever they write, git included, stays there.
+            lab_root = private_copy(options)
+            lab_options = options.with_overrides(root=lab_root, output=options.output_dir)
+            with LabSession(lab_options, mutants) as lab:
+                _check_killers_collected(catalogue, lab.collect())
+                return lab.run(listeners)
+
+        # Restores unchanged mutants' results and runs the lab on the rest only (or not at all).
+        report = cached_run(cache, chosen, listeners, run_lab)
         report.root = str(options.root)
+        if scope:
+            remember(cache, scope, chosen, report, cache_extra)
         report.provenance = provenance
         outdir.finish(report)
     return report
@@ -199,8 +258,6 @@ def sweep(
 
     `since` keeps only mutants on lines changed since that git revision.
     """
-    from guardcheck import sweep as sweeping  # mutmut loads only when a sweep runs
-
     chosen = list(paths) or list(options.source)
     if not chosen:
         raise GuardcheckError(
@@ -209,6 +266,18 @@ def sweep(
     for path in chosen:
         if not options.resolve(Path(path)).exists():
             raise GuardcheckError(f"sweep path {path} does not exist (under {options.root})")
+    measured = options if options.source else options.with_overrides(source=tuple(chosen))
+    # An unchanged project's sweep is replayed from the cache without mutmut (not --since:
+    # its changed lines depend on the git history, which the key does not read).
+    scope = ["sweep", *chosen, *options.exclude, "arid", *options.mutate_arid]
+    replayed = None if since else replay(open_cache(measured), scope)
+    if replayed is not None:
+        mutants, extra = replayed
+        report = run(measured, events, mutants=mutants, cache_scope=scope, cache_extra=extra)
+        total, skipped, files, warnings = extra
+        return SweepReport(report, total, skipped, files, tuple(warnings))
+    from guardcheck import sweep as sweeping  # mutmut loads only when a sweep runs
+
     try:
         arid = sweeping.arid_rules_except(options.mutate_arid)
     except ValueError as exc:
@@ -217,9 +286,15 @@ def sweep(
     generated = sweeping.generate(
         options.root, chosen, exclude=options.exclude, arid_rules=arid, changed_lines=changed
     )
-    measured = options if options.source else options.with_overrides(source=tuple(chosen))
-    report = run(measured, events, mutants=generated.mutants)
     total = len(generated.mutants) + sum(generated.skipped.values())
+    extra = [total, generated.skipped, generated.files, list(generated.warnings)]
+    report = run(
+        measured,
+        events,
+        mutants=generated.mutants,
+        cache_scope=None if since else scope,
+        cache_extra=extra,
+    )
     return SweepReport(report, total, generated.skipped, generated.files, generated.warnings)
 
 
@@ -271,6 +346,8 @@ def lint_tests(paths: Sequence[Path], root: Path) -> LintReport:
 
     Raises GuardcheckError (exit 2) when a path does not exist.
     """
+    from guardcheck.lint import lint_paths
+
     return lint_paths(paths, root)
 
 

@@ -271,6 +271,7 @@ class RunReport:
     incomplete: str | None = None  # why the run stopped early (the host died, an internal error)
     tool_version: str = __version__  # the guardcheck that made it
     provenance: Provenance | None = None  # what was run against; None for hand-built reports
+    cached: int = 0  # results restored from guardcheck/cache/ instead of run
 
     @property
     def score(self) -> float:

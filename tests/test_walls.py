@@ -34,6 +34,9 @@ WALLS: dict[str, set[str]] = {
     # Like refactor; `messages` names the audit plugin's environment variables.
     "review": {"api", "model", "options", "errors", "exitcodes", "messages"},
     "merge": {"model", "errors", "exitcodes", "reports", "provenance", "shard", "splices"},
+    # Incremental results: keys from values and options (catalogue.load: which files, no
+    # libcst); never the lab, never the reports.
+    "cache": {"guardcheck", "model", "options", "shard", "splices", "errors", "catalogue"},
 }
 
 

@@ -50,6 +50,11 @@ _FLAGS: list[Callable[[F], F]] = [
     ),
     report_options,
     click.option(
+        "--no-cache",
+        is_flag=True,
+        help="Run every mutant: neither reuse nor store results in <output>/cache/.",
+    ),
+    click.option(
         "--timeout-factor", type=click.FloatRange(min=0), help="Mutant time budget factor."
     ),
     click.option("--timeout-constant", type=click.FloatRange(min=0), help="Seconds added to it."),
@@ -103,6 +108,7 @@ class Publisher:
             baseline_runs=flags["baseline_runs"],
             baseline_timeout=flags["baseline_timeout"],
             matrix=flags["matrix"] or None,
+            cache=False if flags["no_cache"] else None,
             gate=gate,
             **overrides,
         )

@@ -77,10 +77,17 @@ def summary_line(report: RunReport, gate: Gate | None = None) -> str:
     gate = gate or Gate()
     label = run_label(report)
     line = (
-        f"{counts_phrase(report)} in {report.wall_seconds:.1f} s "
+        f"{counts_phrase(report)} in {report.wall_seconds:.1f} s{_cached_phrase(report)} "
         f"(baseline {report.baseline_seconds:.1f} s) — {gate_phrase(report, gate)}"
     )
     return f"{label}: {line}" if label else line
+
+
+def _cached_phrase(report: RunReport) -> str:
+    """' (cached)' when every result came from guardcheck's cache, ' (N cached)' for some."""
+    if not report.cached:
+        return ""
+    return " (cached)" if report.cached >= len(report.results) else f" ({report.cached} cached)"
 
 
 def make_console() -> Console:

@@ -1,0 +1,176 @@
+"""Incremental results: a mutant whose code, tests and environment are unchanged is not re-run.
+
+    report = cached_run(options, chosen, events, run_lab)
+
+`run_lab(mutants)` runs the lab (baseline included) on the mutants given. With the cache
+on, the chosen mutants are split into hits (restored, announced to `events` as finished)
+and misses; only the misses go to the lab, and when there are none and the baseline of
+this exact project state is stored too, the lab does not start at all. The keys are in
+`keys.py` (content only, never positions or ids alone), the files they read in
+`files.py`, the entries' layout in `codec.py` and `store.py`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from guardcheck.cache import codec, keys
+from guardcheck.cache.files import project_digests
+from guardcheck.cache.store import Store
+from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
+from guardcheck.options import RunOptions
+
+__all__ = ["RESTORED_LOG", "ResultCache", "cached_run", "open_cache"]
+
+RESTORED_LOG = "restored from the guardcheck cache (--no-cache re-runs it)\n"
+
+
+class Finished(Protocol):
+    """The part of reports.RunEvents this module calls (the cache does not import reports)."""
+
+    def mutant_finished(self, result: MutantResult, log: str) -> None: ...
+
+
+def open_cache(options: RunOptions) -> ResultCache | None:
+    """The cache of the project as it is now (digests read once), or None under --no-cache."""
+    return ResultCache(options) if options.cache else None
+
+
+def cached_run(
+    cache: ResultCache | None,
+    chosen: Sequence[Mutant],
+    events: Finished,
+    run_lab: Callable[[Sequence[Mutant]], RunReport],
+) -> RunReport:
+    """The run of `chosen`, from the cache where it can be and from `run_lab` for the rest."""
+    if cache is None:
+        return run_lab(chosen)
+    started = time.perf_counter()
+    lookup = cache.lookup(chosen)
+    for result in lookup.hits.values():
+        events.mutant_finished(result, RESTORED_LOG)
+    if not lookup.misses and lookup.baseline is not None:
+        report = lookup.restored(cache.options)
+        report.wall_seconds = time.perf_counter() - started
+        return report
+    ran = run_lab([chosen[i] for i in lookup.misses])
+    cache.save(ran)  # before merging: the hits are stored already
+    return lookup.merged(ran)
+
+
+@dataclass
+class _Baseline:
+    tests: list[BaselineTest]
+    seconds: float
+
+
+@dataclass
+class Lookup:
+    chosen: list[Mutant]
+    hits: dict[int, MutantResult] = field(default_factory=dict)  # index in `chosen`
+    misses: list[int] = field(default_factory=list)
+    baseline: _Baseline | None = None  # of the unmutated project as it is now
+
+    def restored(self, options: RunOptions) -> RunReport:
+        assert self.baseline is not None
+        return RunReport(
+            root=str(options.root),
+            results=[self.hits[i] for i in range(len(self.chosen))],
+            baseline=self.baseline.tests,
+            baseline_seconds=self.baseline.seconds,
+            matrix=options.matrix,
+            cached=len(self.chosen),
+        )
+
+    def merged(self, ran: RunReport) -> RunReport:
+        """The lab's report with the hits put back in the chosen order."""
+        by_mutant = {id(r.mutant): r for r in ran.results}
+        results: list[MutantResult] = []
+        for index, mutant in enumerate(self.chosen):
+            result = self.hits.get(index) or by_mutant.get(id(mutant))
+            if result is not None:  # an interrupted run lacks some misses
+                results.append(result)
+        ran.results = results
+        ran.cached = len(self.hits)
+        return ran
+
+
+class ResultCache:
+    """The cache of one project state: its file digests and keys, computed once per run."""
+
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        self.store = Store(options.output_dir / "cache")
+        self.digests = project_digests(options.root, options.tests, options.output_dir)
+        self.environment = keys.environment_key(options)
+        self.world = keys.world_key(self.environment, self.digests)
+        self._others: dict[frozenset[str], str] = {}
+        self._nodeids: dict[str, list[str]] = {}
+        self._rows: codec.Rows = {}
+
+    def key(self, mutant: Mutant) -> str:
+        paths = frozenset(c.path for c in mutant.changes)
+        others = self._others.get(paths)
+        if others is None:
+            others = self._others[paths] = keys.files_key(self.digests, paths)
+        return keys.mutant_key(self.environment, others, mutant)
+
+    def lookup(self, chosen: Sequence[Mutant]) -> Lookup:
+        found = Lookup(list(chosen))
+        for index, mutant in enumerate(chosen):
+            result = self._result(mutant)
+            if result is None:
+                found.misses.append(index)
+            else:
+                found.hits[index] = result
+        body = self.store.read("baseline", self.world)
+        if body is not None:
+            try:
+                tests = [BaselineTest(str(n), float(d), str(p)) for n, d, p in body["tests"]]
+                found.baseline = _Baseline(tests, float(body["seconds"]))
+            except (KeyError, TypeError, ValueError) as exc:
+                self.store.discard(self.store.path("baseline", self.world), f"malformed: {exc}")
+        return found
+
+    def stored(self, mutants: Sequence[Mutant]) -> bool:
+        """Is there an entry for every mutant and the baseline? (Not read: `lookup` does.)"""
+        paths = [self.store.path("mutant", self.key(m)) for m in mutants]
+        return self.store.path("baseline", self.world).is_file() and all(p.is_file() for p in paths)
+
+    def _result(self, mutant: Mutant) -> MutantResult | None:
+        key = self.key(mutant)
+        body = self.store.read("mutant", key)
+        if body is None:
+            return None
+        try:
+            digest = body["selection"]["nodeids"]
+            nodeids = self._nodeids.get(digest)
+            if nodeids is None:
+                nodeids = self.store.read("tests", digest)
+                if not isinstance(nodeids, list):
+                    raise ValueError(f"its test id list {digest} is missing")
+                self._nodeids[digest] = nodeids
+            return codec.decode(body, mutant, nodeids, self._rows)
+        except (KeyError, TypeError, ValueError) as exc:
+            self.store.discard(self.store.path("mutant", key), f"malformed: {exc}")
+            return None
+
+    def save(self, report: RunReport) -> None:
+        """Every verdict the lab reached, and the baseline it ran."""
+        if report.baseline and not report.interrupted:
+            tests = [[t.nodeid, t.duration, t.path] for t in report.baseline]
+            self.store.write(
+                "baseline", self.world, {"tests": tests, "seconds": report.baseline_seconds}
+            )
+        for result in report.results:
+            # An error is guardcheck failing to judge (often transient): never replayed.
+            if result.status is Status.ERROR:
+                continue
+            digest, nodeids = codec.nodeids_blob(result.selection)
+            if digest not in self._nodeids:
+                self.store.write("tests", digest, nodeids)
+                self._nodeids[digest] = nodeids
+            self.store.write("mutant", self.key(result.mutant), codec.encode(result, digest))
