@@ -173,3 +173,78 @@ def test_a_survivor_whose_named_killers_did_not_run_names_none():
 def test_skipped_tests_with_evidence_survive():
     status, _ = decide(UNNAMED, outcome(("t.py::fast", TestOutcome.SKIPPED), ("t.py::slow", PASS)))
     assert status is Status.SURVIVED
+
+
+# -- killed_by: every named test; killed_by_any: one of them (issue 9 §3) --------------------
+
+
+def named(
+    killed_by: tuple[str, ...] = (), killed_by_any: tuple[str, ...] = (), **kw: object
+) -> Mutant:
+    change = FileChange("m.py", "x = a + b\n", "x = a - b\n", Where("m.py", 1))
+    return Mutant("m", "m", (change,), killed_by=killed_by, killed_by_any=killed_by_any, **kw)  # type: ignore[arg-type]
+
+
+def test_a_named_killer_passing_while_another_fails_is_weakened_and_named():
+    both = named(("t.py::a", "t.py::b"))
+    status, reason = decide(both, outcome(("t.py::a", FAIL), ("t.py::b", PASS)))
+    assert status is Status.WEAKENED
+    assert reason == "t.py::a: boom, but the named killer(s) t.py::b passed against the mutant"
+    assert not status.passes_gate
+
+
+def test_every_named_killer_failing_is_caught():
+    both = named(("t.py::a", "t.py::b"))
+    assert decide(both, outcome(("t.py::a", FAIL), ("t.py::b", FAIL)))[0] is Status.CAUGHT
+
+
+def test_a_named_killer_that_never_ran_is_an_error_not_a_kill():
+    """A crash in the first named killer leaves the second unjudged: no flattering verdict."""
+    both = named(("t.py::a", "t.py::b"))
+    crashed = ChildOutcome(evidence=True, crash="SIGSEGV", current="t.py::a")
+    status, reason = decide(both, crashed)
+    assert status is Status.ERROR
+    assert "t.py::b never ran" in reason
+
+
+def test_one_of_killed_by_any_failing_is_caught():
+    anyone = named(killed_by_any=("t.py::a", "t.py::b"))
+    status, _ = decide(anyone, outcome(("t.py::a", PASS), ("t.py::b", FAIL)))
+    assert status is Status.CAUGHT
+
+
+def test_none_of_killed_by_any_failing_while_killed_by_did_is_weakened():
+    mixed = named(("t.py::a",), ("t.py::b", "t.py::c"))
+    status, reason = decide(mixed, outcome(("t.py::a", FAIL), ("t.py::b", PASS), ("t.py::c", PASS)))
+    assert status is Status.WEAKENED
+    assert "none of killed_by_any (t.py::b, t.py::c) failed" in reason
+
+
+def test_killed_by_any_caught_only_by_another_test_is_caught_elsewhere():
+    anyone = named(killed_by_any=("t.py::a",))
+    status, _ = decide(anyone, outcome(("t.py::a", PASS), ("t.py::z", FAIL)))
+    assert status is Status.CAUGHT_ELSEWHERE
+
+
+# -- expect = "survives" (issue 9 §4) ----------------------------------------------------------
+
+GAP = named(("t.py::a",), expect="survives", expect_reason="negatives untested")
+
+
+def test_an_expected_survivor_is_a_known_gap_that_passes_the_gate():
+    status, reason = decide(GAP, outcome(("t.py::a", PASS)))
+    assert status is Status.KNOWN_GAP
+    assert status.passes_gate
+    assert reason.endswith("(known gap: negatives untested)")
+
+
+def test_an_expected_survivor_caught_is_gap_closed_with_the_fix():
+    status, reason = decide(GAP, outcome(("t.py::a", FAIL)))
+    assert status is Status.GAP_CLOSED
+    assert not status.passes_gate
+    assert reason.endswith("remove `expect` from entry m")
+
+
+def test_an_expected_survivor_without_evidence_stays_an_error():
+    status, _ = decide(GAP, outcome(("t.py::a", PASS), evidence=False))
+    assert status is Status.ERROR
