@@ -70,6 +70,7 @@ class FreshSpec:
     tests: list[str]
     matrix: bool
     results: str  # file the run appends TestStarted and ChildReport lines to
+    hold: list[str] = field(default_factory=list)  # run all of these before stopping early
 
 
 # --- framed messages --------------------------------------------------------------------
@@ -83,6 +84,7 @@ class RunMutant:
     tests: list[str]
     matrix: bool
     timeout: float
+    hold: list[str] = field(default_factory=list)  # run all of these before stopping early
 
 
 @dataclass(frozen=True)

@@ -299,8 +299,9 @@ class Host:
             items = [self.items[n] for n in message.tests if n in self.items]
             timing["ready"] = time.perf_counter()
             bail = not message.matrix
+            hold = frozenset(message.hold)  # named killers: each must run, and fail
             results = run_items(
-                self.session, items, self.recorder, bail=bail, before=_announcer(out)
+                self.session, items, self.recorder, bail=bail, before=_announcer(out), hold=hold
             )
             timing["tested"] = time.perf_counter()
             report = messages.ChildReport(

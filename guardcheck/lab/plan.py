@@ -44,6 +44,9 @@ class RunPlan:
     tests: tuple[str, ...]
     selection: tuple[Selection, ...]  # one per baseline test, in collection order
     timeout: float  # seconds for the whole child
+    # Tests that must all have run before the child stops at a failure: the `killed_by`
+    # ones, since each of them must fail (a test passing gives `weakened`).
+    must_run: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,10 +166,8 @@ def plan_mutant(
     covering, missing = _covering_tests(mutant, coverage, whole_file)
     covering = {n: r for n, r in covering.items() if n in order}
     # Declared order first; a class or an unparametrized name expands to its collected ids.
-    named = [
-        n for named_id in dict.fromkeys(mutant.killed_by) for n in order if is_named_by(named_id, n)
-    ]
-    named = list(dict.fromkeys(named))
+    named = list(dict.fromkeys(_expand(mutant.named_killers, order)))
+    must_run = tuple(dict.fromkeys(_expand(mutant.killed_by, order)))
 
     if not covering:
         where = ", ".join(missing) or "the mutated lines"
@@ -195,4 +196,10 @@ def plan_mutant(
         return Selection(nodeid, False, "does not execute the mutated lines")
 
     timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
-    return RunPlan(mutant, tests, tuple(why(t.nodeid) for t in baseline), timeout)
+    selection = tuple(why(t.nodeid) for t in baseline)
+    return RunPlan(mutant, tests, selection, timeout, must_run)
+
+
+def _expand(ids: Sequence[str], collected: Mapping[str, int]) -> list[str]:
+    """Declared order; a class or an unparametrized name expands to its collected ids."""
+    return [n for named_id in dict.fromkeys(ids) for n in collected if is_named_by(named_id, n)]

@@ -201,12 +201,13 @@ class FreshProcess:
         *,
         matrix: bool,
         timeout: float,
+        hold: Sequence[str] = (),
     ) -> None:
         self.folder = folder
         folder.mkdir()
         self.results = folder / "results.jsonl"
         self.log = folder / "pytest.log"
-        spec = messages.FreshSpec(files, list(tests), matrix, str(self.results))
+        spec = messages.FreshSpec(files, list(tests), matrix, str(self.results), list(hold))
         spec_file = folder / "spec.json"
         spec_file.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
         slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()

@@ -103,7 +103,12 @@ class Scheduler:
         if job.activation.mode is ExecutionPath.FORK:
             files = [f.to_message() for f in job.activation.files]
             run = messages.RunMutant(
-                job.index, files, list(plan.tests), self.options.matrix, plan.timeout
+                job.index,
+                files,
+                list(plan.tests),
+                self.options.matrix,
+                plan.timeout,
+                list(plan.must_run),
             )
             self.host.queue(run)
             return
@@ -117,6 +122,7 @@ class Scheduler:
             served,
             plan.tests,
             matrix=self.options.matrix,
+            hold=plan.must_run,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),

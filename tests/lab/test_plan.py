@@ -144,3 +144,16 @@ def test_a_parametrized_or_class_killer_selects_every_test_it_stands_for_first()
     reasons = {s.nodeid: s.reason for s in plan.selection}
     assert reasons["t.py::test_add[2]"] == "named in killed_by"
     assert reasons["t.py::test_adder"] == "executes m.py:2"
+
+
+def test_every_killed_by_test_must_run_before_stopping_but_killed_by_any_need_not():
+    """Regression (issue 9 §3): the child stopped at the first failing named killer,
+    so a second named killer that passes against the mutant was never seen."""
+    change = FileChange("m.py", SOURCE, SOURCE.replace("a + b", "a - b"), Where("m.py", 1))
+    both = Mutant(
+        "m", "m", (change,), killed_by=("t.py::slow",), killed_by_any=("t.py::fast", "t.py::other")
+    )
+    plan = plan_mutant(both, BASELINE, COVERAGE)
+    assert isinstance(plan, RunPlan)
+    assert plan.must_run == ("t.py::slow",)
+    assert plan.tests[:3] == ("t.py::slow", "t.py::fast", "t.py::other")

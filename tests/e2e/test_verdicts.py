@@ -1,0 +1,160 @@
+"""`weakened`, `killed_by_any`, `known-gap` and `gap-closed` end to end (issue 9 §3, §4).
+
+Real `python -m guardcheck run` processes on a committed copy of the `verdicts`
+fixture project. Each verdict is checked against the mutant applied by hand to a
+second copy of the project and the whole suite run there with plain pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from support.projects import copy_project, edit, git_status
+
+pytestmark = pytest.mark.slow
+
+CALC = "pkg/calc.py"
+SMALL = "tests/test_calc.py::test_add_small"
+ZERO = "tests/test_calc.py::test_add_zero"
+SCALE = "tests/test_calc.py::test_scale"
+SCALE_ZERO = "tests/test_calc.py::test_scale_zero"
+
+
+def tracked_bytes(root: Path) -> dict[str, bytes]:
+    """Every file outside guardcheck's own output folder, by relative path."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".guardcheck" not in p.parts and ".git" not in p.parts
+    }
+
+
+def hand_applied(tmp_path: Path, old: str, new: str) -> dict[str, str]:
+    """Node id -> outcome of the whole suite, with `old` -> `new` written into a copy."""
+    root = copy_project(tmp_path / f"by-hand-{len(list(tmp_path.iterdir()))}", "verdicts")
+    edit(root / CALC, old, new)
+    report = root.parent / f"{root.name}.xml"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    outcomes = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        nodeid = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
+        failed = case.find("failure") is not None or case.find("error") is not None
+        outcomes[nodeid] = "failed" if failed else "passed"
+    return outcomes
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One run of every entry: its exit code, reports, and the tree before and after."""
+    folder = tmp_path_factory.mktemp("verdicts")
+    root = copy_project(folder / "project", "verdicts", git=True)
+    before = tracked_bytes(root)
+    reports = folder / "reports"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "guardcheck",
+            "run",
+            *("--json", str(reports / "r.json")),
+            *("--junit", str(reports / "r.xml")),
+            *("--markdown", str(reports / "r.md")),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    data = json.loads((reports / "r.json").read_text(encoding="utf-8"))
+    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
+    return {
+        "done": done,
+        "mutants": mutants,
+        "junit": ET.parse(reports / "r.xml").getroot(),
+        "markdown": (reports / "r.md").read_text(encoding="utf-8"),
+        "unchanged": tracked_bytes(root) == before and git_status(root) == "",
+        "folder": root / ".guardcheck",
+    }
+
+
+def junit_case(run: dict, mutant_id: str) -> ET.Element:
+    return next(c for c in run["junit"].iter("testcase") if c.get("name") == mutant_id)
+
+
+def test_the_run_fails_the_gate_and_leaves_the_project_byte_identical(run):
+    assert run["done"].returncode == 1, run["done"].stdout + run["done"].stderr
+    assert run["unchanged"]
+
+
+def test_a_named_killer_that_passes_gives_weakened_naming_it(run, tmp_path):
+    """Regression (issue 9 §3): with killed_by = [small, zero], the child stopped at
+    test_add_small's failure, test_add_zero never ran, and the mutant was `caught`."""
+    by_hand = hand_applied(tmp_path, "a + b", "a - b")
+    assert (by_hand[SMALL], by_hand[ZERO]) == ("failed", "passed")
+    mutant = run["mutants"]["add-minus"]
+    assert mutant["guardcheck"]["verdict"] == "weakened"
+    assert ZERO in mutant["guardcheck"]["reason"]
+    ran = {t["id"]: t["outcome"] for t in mutant["guardcheck"]["tests"]}
+    assert ran == {SMALL: "failed", ZERO: "passed"}  # both named killers ran
+    assert mutant["status"] == "Survived"
+    assert not mutant["guardcheck"]["passesGate"]
+    assert junit_case(run, "add-minus").find("failure").get("type") == "weakened"
+    assert "| `add-minus` | **weakened** |" in run["markdown"]
+    assert re.search(r"^\[\s*\d+/5\] weakened\s+add-minus\s", run["done"].stdout, re.M)
+
+
+def test_killed_by_any_is_caught_when_one_named_test_fails(run, tmp_path):
+    by_hand = hand_applied(tmp_path, "a + b", "a + b * b")
+    assert (by_hand[SMALL], by_hand[ZERO]) == ("failed", "passed")
+    mutant = run["mutants"]["add-square"]
+    assert mutant["guardcheck"]["verdict"] == "caught"
+    assert mutant["guardcheck"]["expectedKillersAny"] == [ZERO, SMALL]
+    assert junit_case(run, "add-square").find("failure") is None
+
+
+def test_an_expected_survivor_is_a_known_gap_that_passes_and_is_listed_apart(run, tmp_path):
+    by_hand = hand_applied(tmp_path, "x * FACTOR", "abs(x) * FACTOR")
+    assert set(by_hand.values()) == {"passed"}  # the whole suite misses it
+    mutant = run["mutants"]["scale-abs"]
+    assert mutant["guardcheck"]["verdict"] == "known-gap"
+    assert mutant["guardcheck"]["passesGate"]
+    assert mutant["guardcheck"]["expectReason"] == "negative inputs are not tested yet"
+    assert junit_case(run, "scale-abs").find("failure") is None
+    gaps = run["markdown"].split("### Known gaps (1)")[1]
+    assert "`scale-abs` | negative inputs are not tested yet" in gaps
+    assert "Known gaps (1)" in run["done"].stdout
+    gap_list = (run["folder"] / "known-gaps.txt").read_text(encoding="utf-8")
+    assert gap_list.split() == ["scale-abs"]
+
+
+def test_a_caught_expected_survivor_is_gap_closed_with_the_fix(run, tmp_path):
+    by_hand = hand_applied(tmp_path, "x * FACTOR", "x * FACTOR + x")
+    assert by_hand[SCALE] == "failed"
+    mutant = run["mutants"]["scale-four"]
+    assert mutant["guardcheck"]["verdict"] == "gap-closed"
+    assert "remove `expect` from entry scale-four" in mutant["guardcheck"]["reason"]
+    assert not mutant["guardcheck"]["passesGate"]
+    assert junit_case(run, "scale-four").find("failure").get("type") == "gap-closed"
+
+
+def test_weakened_holds_on_the_fresh_interpreter_path_too(run, tmp_path):
+    """A module-level change runs in a fresh pytest: it too must run every named killer."""
+    by_hand = hand_applied(tmp_path, "FACTOR = 3", "FACTOR = 0")
+    assert (by_hand[SCALE], by_hand[SCALE_ZERO]) == ("failed", "passed")
+    mutant = run["mutants"]["factor-zero"]
+    assert mutant["guardcheck"]["executionPath"] == "subprocess"
+    assert mutant["guardcheck"]["verdict"] == "weakened"
+    ran = {t["id"]: t["outcome"] for t in mutant["guardcheck"]["tests"]}
+    assert ran == {SCALE: "failed", SCALE_ZERO: "passed"}
