@@ -58,6 +58,9 @@ class FreshRun:
             self.session.shouldstop = "guardcheck: first failure"
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        result = self.recorder.result(nodeid)
+        if result is not None:  # as it comes: a timeout later on must not discard a kill
+            messages.send(self.out, messages.TestFinished(result, bool(self.served.executed)))
         self.waiting.discard(nodeid)
         self._maybe_stop()
 

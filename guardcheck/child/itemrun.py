@@ -151,6 +151,7 @@ def run_items(
     bail: bool,
     before: Callable[[pytest.Item], None] | None = None,
     hold: frozenset[str] = frozenset(),
+    after: Callable[[TestResult], None] | None = None,
 ) -> list[TestResult]:
     """Run `items` in order; with `bail`, stop after the first failing test.
 
@@ -174,6 +175,8 @@ def run_items(
         if result is None:
             result = TestResult(item.nodeid, TestOutcome.ERROR, 0.0, "no report from pytest")
         results.append(result)
+        if after is not None:
+            after(result)
         waiting.discard(item.nodeid)
         failed = failed or result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
         if bail and failed and not waiting:

@@ -71,9 +71,16 @@ def expectation(mutant: Mutant, status: Status, reason: str) -> tuple[Status, st
 def _decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
     if outcome.error:
         return Status.ERROR, outcome.error
-    if outcome.timed_out is not None:
-        return Status.TIMEOUT, f"timeout after {outcome.timed_out:.1f}s{_during(outcome)}"
     failing = _failing(outcome)
+    if outcome.timed_out is not None:
+        timeout = f"timeout after {outcome.timed_out:.1f}s{_during(outcome)}"
+        if failing and outcome.evidence:
+            # A kill recorded before the hang wins over it; the test that hung counts too.
+            killers = [t.nodeid for t in failing] + ([outcome.current] if outcome.current else [])
+            first = failing[0]
+            message = f": {first.message}" if first.message else ""
+            return _caught(mutant, outcome, killers, f"{first.nodeid}{message}, then {timeout}")
+        return Status.TIMEOUT, timeout
     if outcome.crash:
         killers = [outcome.current] if outcome.current else []
         if not outcome.current:  # e.g. collection aborted: no test to hold responsible

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from support.projects import copy_project, edit, git_status
+from support.projects import commit, copy_project, edit, git_status, write_files
 
 pytestmark = pytest.mark.slow
 
@@ -158,3 +158,78 @@ def test_weakened_holds_on_the_fresh_interpreter_path_too(run, tmp_path):
     assert mutant["guardcheck"]["verdict"] == "weakened"
     ran = {t["id"]: t["outcome"] for t in mutant["guardcheck"]["tests"]}
     assert ran == {SCALE: "failed", SCALE_ZERO: "passed"}
+
+
+HANGS = """\
+from pkg.calc import add, scale
+
+
+def test_add_hangs_if_wrong():
+    while add(1, 1) != 2:  # never ends under a wrong `add`
+        pass
+
+
+def test_scale_hangs_if_wrong():
+    while scale(1) != 3:  # never ends under a wrong `scale`
+        pass
+"""
+HANG_ENTRIES = """\
+[[mutation]]
+id = "add-minus"
+summary = "Subtracts instead of adding."
+file = "pkg/calc.py"
+scope = "add"
+find = "a + b"
+replace = "a - b"
+killed_by = ["tests/test_calc.py::test_add_small", "tests/test_hangs.py::test_add_hangs_if_wrong"]
+
+[[mutation]]
+id = "factor-zero"
+summary = "Scales everything to zero (module level: a fresh interpreter)."
+file = "pkg/calc.py"
+find = "FACTOR = 3"
+replace = "FACTOR = 0"
+killed_by = ["tests/test_calc.py::test_scale", "tests/test_hangs.py::test_scale_hangs_if_wrong"]
+"""
+
+
+@pytest.mark.parametrize("matrix", [False, True], ids=["bail", "matrix"])
+def test_a_kill_before_a_later_timeout_is_kept_and_wins(tmp_path, matrix):
+    """Regression (issue 9 §5): the child's results were discarded on a timeout, so a
+    mutant its first named killer had failed was reported `timeout`."""
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, {"tests/test_hangs.py": HANGS, "mutations/verdicts.toml": HANG_ENTRIES})
+    commit(root)
+    before = tracked_bytes(root)
+    report = tmp_path / "r.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "guardcheck",
+            "run",
+            *("--timeout-factor", "1", "--timeout-constant", "2"),
+            *(["--matrix"] if matrix else []),
+            *("--json", str(report)),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
+    for mutant_id, killer, hangs in [
+        ("add-minus", SMALL, "tests/test_hangs.py::test_add_hangs_if_wrong"),
+        ("factor-zero", SCALE, "tests/test_hangs.py::test_scale_hangs_if_wrong"),
+    ]:
+        fields = mutants[mutant_id]["guardcheck"]
+        assert fields["verdict"] == "caught", fields["reason"]
+        assert "then timeout after" in fields["reason"]
+        ran = {t["id"]: (t["outcome"], t["message"]) for t in fields["tests"]}
+        assert ran[killer][0] == "failed"
+        assert ran[hangs] == ("error", "timeout")  # the test that hung, recorded as such
+    assert tracked_bytes(root) == before
+    assert git_status(root) == ""

@@ -96,9 +96,24 @@ def test_a_timeout_before_any_test_started_names_no_test():
     assert decide(NAMED, outcome(timed_out=0.25)) == (Status.TIMEOUT, "timeout after 0.2s")
 
 
-def test_a_timeout_outranks_a_crash_and_failures():
-    late = outcome(("t.py::fast", FAIL), timed_out=1.0, crash="SIGKILL", current="t.py::slow")
+def test_a_timeout_outranks_a_crash():
+    late = outcome(("t.py::fast", PASS), timed_out=1.0, crash="SIGKILL", current="t.py::slow")
     assert decide(NAMED, late)[0] is Status.TIMEOUT
+
+
+def test_a_kill_recorded_before_a_timeout_wins_over_it():
+    """Regression (issue 9 §5): a timeout discarded the failures recorded before it, so
+    a mutant its named killer had caught was reported `timeout`."""
+    late = outcome(("t.py::fast", FAIL), timed_out=1.0, current="t.py::slow")
+    status, reason = decide(NAMED, late)
+    assert status is Status.CAUGHT
+    assert reason == "t.py::fast: boom, then timeout after 1.0s during t.py::slow"
+
+
+def test_a_named_killer_that_timed_out_after_another_failed_counts_as_failing():
+    both = named(("t.py::a", "t.py::b"))
+    late = outcome(("t.py::a", FAIL), timed_out=1.0, current="t.py::b")
+    assert decide(both, late)[0] is Status.CAUGHT
 
 
 def test_a_crash_during_the_named_killer_is_caught():
