@@ -54,6 +54,23 @@ def hand_applied(tmp_path: Path, old: str, new: str) -> dict[str, str]:
     return outcomes
 
 
+def guardcheck_run(
+    root: Path, report: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict]]:
+    """`python -m guardcheck run --json REPORT ARGS...` in root; the JSON's mutants by id."""
+    done = subprocess.run(
+        [sys.executable, "-m", "guardcheck", "run", "--json", str(report), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    data = json.loads(report.read_text(encoding="utf-8"))
+    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
+    return done, mutants
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One run of every entry: its exit code, reports, and the tree before and after."""
@@ -61,24 +78,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = copy_project(folder / "project", "verdicts", git=True)
     before = tracked_bytes(root)
     reports = folder / "reports"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "guardcheck",
-            "run",
-            *("--json", str(reports / "r.json")),
-            *("--junit", str(reports / "r.xml")),
-            *("--markdown", str(reports / "r.md")),
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done, mutants = guardcheck_run(
+        root,
+        reports / "r.json",
+        *("--junit", str(reports / "r.xml")),
+        *("--markdown", str(reports / "r.md")),
     )
-    data = json.loads((reports / "r.json").read_text(encoding="utf-8"))
-    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
     return {
         "done": done,
         "mutants": mutants,
@@ -202,25 +207,9 @@ def test_a_kill_before_a_later_timeout_is_kept_and_wins(tmp_path, matrix):
     commit(root)
     before = tracked_bytes(root)
     report = tmp_path / "r.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "guardcheck",
-            "run",
-            *("--timeout-factor", "1", "--timeout-constant", "2"),
-            *(["--matrix"] if matrix else []),
-            *("--json", str(report)),
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    budget = ("--timeout-factor", "1", "--timeout-constant", "2")
+    done, mutants = guardcheck_run(root, report, *budget, *(["--matrix"] if matrix else []))
     assert done.returncode == 0, done.stdout + done.stderr
-    data = json.loads(report.read_text(encoding="utf-8"))
-    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
     for mutant_id, killer, hangs in [
         ("add-minus", SMALL, "tests/test_hangs.py::test_add_hangs_if_wrong"),
         ("factor-zero", SCALE, "tests/test_hangs.py::test_scale_hangs_if_wrong"),
