@@ -158,6 +158,10 @@ def plan_mutant(
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first.
 
+    A kill is confirmed by a control run of the tests that ran, in the order
+    they ran, without the mutant (scheduler.py); so this order need not be
+    the baseline's: whatever order a kill was seen in, it is checked in.
+
     `whole_file` is for module-level or class-body changes (run in a fresh
     interpreter): such lines run at import, outside any test's context.
     """

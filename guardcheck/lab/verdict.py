@@ -108,3 +108,38 @@ def _decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
         # The test the catalogue says guards this bug no longer does: name it.
         reason += f", including the named killer(s) {', '.join(named)}"
     return Status.SURVIVED, reason
+
+
+def needs_control(outcome: ChildOutcome) -> bool:
+    """A kill by failing tests must be confirmed: do they pass without the mutant?
+
+    A crash is not re-checked (no test result to compare), nor a child that
+    never showed the mutant ran (already an error).
+    """
+    return bool(_failing(outcome)) and outcome.evidence and not (outcome.error or outcome.crash)
+
+
+def confirm(
+    status: Status, reason: str, outcome: ChildOutcome, control: ChildOutcome
+) -> tuple[Status, str]:
+    """The verdict once the same tests, in the same order, ran without the mutant."""
+    order = [t.nodeid for t in outcome.tests]
+    unfinished = control.error or control.crash
+    if control.timed_out is not None:
+        unfinished = f"timeout after {control.timed_out:.1f}s{_during(control)}"
+    if unfinished:
+        return Status.ERROR, (
+            f"{reason}; but the control run of the same {len(order)} test(s) without the "
+            f"mutant did not finish ({unfinished}), so the kill is unconfirmed"
+        )
+    without = {t.nodeid: t for t in control.tests}
+    for test in _failing(outcome):
+        twin = without.get(test.nodeid)
+        if twin is None or twin.outcome in (TestOutcome.FAILED, TestOutcome.ERROR):
+            how = "did not run" if twin is None else "fails"
+            return Status.ERROR, (
+                f"{test.nodeid} {how} without the mutant too, in the same selection and "
+                f"order ({', '.join(order)}): the kill is not the mutant's "
+                "(order-dependent test?)"
+            )
+    return status, reason

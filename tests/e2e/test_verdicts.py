@@ -222,3 +222,48 @@ def test_a_kill_before_a_later_timeout_is_kept_and_wins(tmp_path, matrix):
         assert ran[hangs] == ("error", "timeout")  # the test that hung, recorded as such
     assert tracked_bytes(root) == before
     assert git_status(root) == ""
+
+
+ORDER_DEPENDENT = {
+    "pkg/core.py": (
+        "STATE = {}\n\n\ndef setup():\n    STATE['x'] = 1\n\n\n"
+        "def compute(a):\n    return a + STATE.get('x', 0)\n"
+    ),
+    "tests/test_core.py": (
+        "from pkg.core import compute, setup\n\n\n"
+        "def test_a_setup():\n    setup()\n    assert True is not False\n\n\n"
+        "def test_b_compute():\n    assert compute(1) == 2  # only after test_a_setup ran\n"
+    ),
+    "mutations/verdicts.toml": (
+        '[[mutation]]\nid = "swap-operands"\nsummary = "Operands swapped (equivalent)."\n'
+        'file = "pkg/core.py"\nscope = "compute"\nfind = "a + $Y"\nreplace = "$Y + a"\n'
+    ),
+}
+
+
+def test_a_kill_by_an_order_dependent_test_is_an_error_naming_it(tmp_path):
+    """Regression (issue 8 §A1): test_b_compute fails alone, mutant or not (it needs
+    test_a_setup first), and the equivalent mutant was reported caught by it."""
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, ORDER_DEPENDENT)
+    edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
+    suite = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=by_hand,
+        capture_output=True,
+        check=False,
+    )
+    assert suite.returncode == 0  # the whole suite passes with the mutant applied
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, ORDER_DEPENDENT)
+    commit(root)
+    before = tracked_bytes(root)
+    done, mutants = guardcheck_run(root, tmp_path / "r.json")
+    fields = mutants["swap-operands"]["guardcheck"]
+    assert fields["verdict"] == "error", fields["reason"]
+    assert fields["reason"].startswith(
+        "tests/test_core.py::test_b_compute fails without the mutant too"
+    )
+    assert done.returncode == 1
+    assert tracked_bytes(root) == before
+    assert git_status(root) == ""

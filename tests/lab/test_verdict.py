@@ -7,7 +7,7 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 
 from __future__ import annotations
 
-from guardcheck.lab.verdict import decide
+from guardcheck.lab.verdict import confirm, decide, needs_control
 from guardcheck.model import (
     ChildOutcome,
     FileChange,
@@ -263,3 +263,35 @@ def test_an_expected_survivor_caught_is_gap_closed_with_the_fix():
 def test_an_expected_survivor_without_evidence_stays_an_error():
     status, _ = decide(GAP, outcome(("t.py::a", PASS), evidence=False))
     assert status is Status.ERROR
+
+
+# -- a kill must be confirmed by a control run without the mutant (issue 8 §A1) ----------------
+
+
+def test_a_kill_whose_test_fails_without_the_mutant_too_is_an_error_naming_it():
+    killed = outcome(("t.py::fast", FAIL))
+    assert needs_control(killed)
+    status, reason = confirm(
+        Status.CAUGHT, "t.py::fast: boom", killed, outcome(("t.py::fast", FAIL))
+    )
+    assert status is Status.ERROR
+    assert reason.startswith("t.py::fast fails without the mutant too, in the same selection")
+
+
+def test_a_kill_whose_tests_pass_without_the_mutant_stands():
+    killed = outcome(("t.py::slow", PASS), ("t.py::fast", FAIL))
+    control = outcome(("t.py::slow", PASS), ("t.py::fast", PASS), evidence=False)
+    assert confirm(Status.CAUGHT, "r", killed, control) == (Status.CAUGHT, "r")
+
+
+def test_a_control_run_that_did_not_finish_leaves_the_kill_unconfirmed():
+    killed = outcome(("t.py::fast", FAIL))
+    hung = outcome(timed_out=2.0, current="t.py::fast", evidence=False)
+    status, reason = confirm(Status.CAUGHT, "r", killed, hung)
+    assert status is Status.ERROR
+    assert "did not finish (timeout after 2.0s during t.py::fast)" in reason
+
+
+def test_survivors_and_crashes_need_no_control_run():
+    assert not needs_control(outcome(("t.py::fast", PASS)))
+    assert not needs_control(outcome(("t.py::fast", FAIL), crash="SIGSEGV"))
