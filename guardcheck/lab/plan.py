@@ -111,23 +111,22 @@ def _testers(lines: Sequence[int], by_line: Mapping[int, frozenset[str]]) -> set
 
 
 def _covering_tests(
-    mutant: Mutant, coverage: CoverageMap, whole_file: bool
+    mutant: Mutant, coverage: CoverageMap, whole_file: bool, baseline: Sequence[BaselineTest]
 ) -> tuple[dict[str, str], list[str]]:
     """Tests executing the mutation -> first reason; plus notes about fallbacks."""
     reasons: dict[str, str] = {}
     missing: list[str] = []
+    if whole_file:
+        # Reading a module constant or class attribute executes no line of the module,
+        # so coverage cannot tell who depends on an import-time value: every test may.
+        paths = ", ".join(c.path for c in mutant.changes)
+        reason = (
+            f"module-level change in {paths}: import-time values are read without "
+            "executing a line, so every test is selected"
+        )
+        return {t.nodeid: reason for t in baseline}, missing
     for change in mutant.changes:
         by_line = coverage.get(change.path, {})
-        if whole_file:
-            reason = (
-                f"executes code in {change.path} (module-level change: import-time lines "
-                "carry no per-test coverage, so any test running this file is selected)"
-            )
-            for nodeid in sorted(_testers(list(by_line), by_line)):
-                reasons.setdefault(nodeid, reason)
-            if not by_line:
-                missing.append(change.path)
-            continue
         source = _source_map(change.original)
         for line in sorted(change.changed_lines()):
             span = source.statement.get(line, (line,))
@@ -167,7 +166,7 @@ def plan_mutant(
     """
     order = {test.nodeid: index for index, test in enumerate(baseline)}
     duration = {test.nodeid: test.duration for test in baseline}
-    covering, missing = _covering_tests(mutant, coverage, whole_file)
+    covering, missing = _covering_tests(mutant, coverage, whole_file, baseline)
     covering = {n: r for n, r in covering.items() if n in order}
     # Declared order first; a class or an unparametrized name expands to its collected ids.
     named = list(dict.fromkeys(_expand(mutant.named_killers, order)))

@@ -267,3 +267,50 @@ def test_a_kill_by_an_order_dependent_test_is_an_error_naming_it(tmp_path):
     assert done.returncode == 1
     assert tracked_bytes(root) == before
     assert git_status(root) == ""
+
+
+CONSTANTS = {
+    "pkg/levels.py": "LEVEL = 1\n\n\nclass Limits:\n    HIGH = 10\n",
+    "tests/test_levels.py": (
+        "from pkg import levels\n\n\n"
+        "def test_level_is_one():\n    assert levels.LEVEL == 1\n\n\n"
+        "def test_high_limit():\n    assert levels.Limits.HIGH == 10\n"
+    ),
+    "mutations/verdicts.toml": (
+        '[[mutation]]\nid = "level-two"\nsummary = "The level constant changes."\n'
+        'file = "pkg/levels.py"\nfind = "LEVEL = 1"\nreplace = "LEVEL = 2"\n'
+        'killed_by = ["tests/test_levels.py::test_level_is_one"]\n\n'
+        '[[mutation]]\nid = "high-limit"\nsummary = "A class attribute changes."\n'
+        'file = "pkg/levels.py"\nscope = "Limits"\nfind = "HIGH = 10"\nreplace = "HIGH = 11"\n'
+    ),
+}
+
+
+def test_a_change_to_a_constant_or_class_attribute_reaches_the_tests_reading_it(tmp_path):
+    """Regression (issue 8 §A3): reading a constant executes no line, so a
+    constants-only module gave no-coverage, even with its reader named in killed_by."""
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, CONSTANTS)
+    edit(by_hand / "pkg/levels.py", "LEVEL = 1", "LEVEL = 2")
+    edit(by_hand / "pkg/levels.py", "HIGH = 10", "HIGH = 11")
+    suite = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_levels.py"],
+        cwd=by_hand,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "2 failed" in suite.stdout  # each mutant, applied by hand, fails its reader
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, CONSTANTS)
+    commit(root)
+    before = tracked_bytes(root)
+    done, mutants = guardcheck_run(root, tmp_path / "r.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    level, high = mutants["level-two"]["guardcheck"], mutants["high-limit"]["guardcheck"]
+    assert level["verdict"] == "caught", level["reason"]
+    assert level["reason"].startswith("tests/test_levels.py::test_level_is_one")
+    assert high["verdict"] == "caught", high["reason"]
+    assert high["reason"].startswith("tests/test_levels.py::test_high_limit")
+    assert tracked_bytes(root) == before
+    assert git_status(root) == ""
