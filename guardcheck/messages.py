@@ -7,7 +7,8 @@ module spells a "t" value or builds a message dict.
   lab -> host:    RunMutant, Stop (on purpose; see lab.processes.HostProcess.stop)
   host -> lab:    Collected, CollectFailed, ChildEnded (one per baseline run, in
                   order, then one per mutant), ActivationFailed
-  child -> host:  TestStarted, ChildReport (a fresh run appends the same two to a file)
+  child -> host:  TestStarted, TestFinished, ChildReport (a fresh run appends the same to
+                  a file); TestFinished lets a timeout keep the results recorded before it
 
 Environment variables through which the lab hands a child its settings live
 here too, so the parent never imports a pytest plugin module to read one.
@@ -72,6 +73,7 @@ class FreshSpec:
     tests: list[str]
     matrix: bool
     results: str  # file the run appends TestStarted and ChildReport lines to
+    hold: list[str] = field(default_factory=list)  # run all of these before stopping early
 
 
 # --- framed messages --------------------------------------------------------------------
@@ -85,6 +87,7 @@ class RunMutant:
     tests: list[str]
     matrix: bool
     timeout: float
+    hold: list[str] = field(default_factory=list)  # run all of these before stopping early
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,16 @@ class TestStarted:
     __test__ = False  # not a pytest test class
     TAG: ClassVar[str] = "start"
     nodeid: str
+
+
+@dataclass(frozen=True)
+class TestFinished:
+    """One test's result as soon as it is known, so a later timeout cannot discard it."""
+
+    __test__ = False  # not a pytest test class
+    TAG: ClassVar[str] = "finished"
+    result: TestResult
+    evidence: bool  # the mutated code had run in that child by the end of this test
 
 
 @dataclass(frozen=True)
@@ -161,6 +174,7 @@ Message = (
     | Collected
     | CollectFailed
     | TestStarted
+    | TestFinished
     | ChildReport
     | ChildEnded
     | ActivationFailed
@@ -193,6 +207,8 @@ def _decode_fields(tag: str, raw: dict[str, Any]) -> Message:
         return Collected(**{**raw, "tests": [CollectedTest(**t) for t in raw["tests"]]})
     if tag == ChildReport.TAG:
         return _report(raw)
+    if tag == TestFinished.TAG:
+        return TestFinished(_tests([raw["result"]])[0], bool(raw["evidence"]))
     if tag == ChildEnded.TAG:
         report = raw.get("report")
         return ChildEnded(**{**raw, "report": _report(report) if report is not None else None})

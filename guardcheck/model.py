@@ -22,6 +22,7 @@ from guardcheck.splices import (
 )
 
 _NOWHERE = Location((1, 1), (1, 1), "")
+EXPECT_SURVIVES = "survives"  # the only value of a catalogue entry's `expect`
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class Entry:
     where: Where  # catalogue file and line of the `[[mutation]]` header
     killed_by: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    killed_by_any: tuple[str, ...] = ()  # "any one of these" killers
+    expect: str | None = None  # "survives": a known gap, see Mutant.expect
+    reason: str = ""  # why the gap is accepted; required with `expect`
 
 
 @dataclass(frozen=True)
@@ -119,9 +123,22 @@ class Mutant:
     summary: str
     changes: tuple[FileChange, ...]
     mutator: str = "catalogue"  # Stryker's mutatorName; operator name for sweeps
-    killed_by: tuple[str, ...] = ()  # expected killers, pytest node ids
+    killed_by: tuple[str, ...] = ()  # expected killers, pytest node ids: every one must fail
     tags: tuple[str, ...] = ()
     declared_at: Where | None = None  # catalogue entry location, when it came from one
+    killed_by_any: tuple[str, ...] = ()  # expected killers of which one failing is enough
+    # "survives": a known gap, accepted while it survives (`expect_reason` says why)
+    expect: str | None = None
+    expect_reason: str = ""
+
+    @property
+    def named_killers(self) -> tuple[str, ...]:
+        """Every id of `killed_by` and `killed_by_any`, declared order, no repeats."""
+        return tuple(dict.fromkeys((*self.killed_by, *self.killed_by_any)))
+
+    @property
+    def expects_survival(self) -> bool:
+        return self.expect == EXPECT_SURVIVES
 
     def diff(self) -> str:
         return "".join(change.diff() for change in self.changes)
@@ -131,7 +148,7 @@ class Mutant:
 
         See `is_named_by` for what one `killed_by` id stands for.
         """
-        return any(is_named_by(named, nodeid) for named in self.killed_by)
+        return any(is_named_by(named, nodeid) for named in self.named_killers)
 
     @property
     def span(self) -> Where:
@@ -146,18 +163,21 @@ class ExecutionPath(StrEnum):
 
 
 class Status(StrEnum):
-    """Per-mutant verdicts. Only CAUGHT and TIMEOUT pass the gate."""
+    """Per-mutant verdicts. Only CAUGHT, TIMEOUT and KNOWN_GAP pass the gate."""
 
     CAUGHT = "caught"
     TIMEOUT = "timeout"  # counted as caught, listed separately
     SURVIVED = "survived"
     NO_COVERAGE = "no-coverage"
     CAUGHT_ELSEWHERE = "caught-elsewhere"  # caught, but not by any named killer
+    WEAKENED = "weakened"  # caught, but a test named in killed_by passed against it
+    KNOWN_GAP = "known-gap"  # survived, as its entry's `expect = "survives"` says
+    GAP_CLOSED = "gap-closed"  # caught although its entry expects it to survive
     ERROR = "error"  # guardcheck could not establish a verdict (e.g. mutant not provably active)
 
     @property
     def passes_gate(self) -> bool:
-        return self in (Status.CAUGHT, Status.TIMEOUT)
+        return self in (Status.CAUGHT, Status.TIMEOUT, Status.KNOWN_GAP)
 
 
 class TestOutcome(StrEnum):
@@ -277,14 +297,16 @@ class RunReport:
     def score(self) -> float:
         """The mutation score: detected over detected + missed, in percent.
 
-        Detected: caught or timed out. Missed: survived, no coverage, or caught
-        only by a test other than the named killers. Errors are neither (no
+        Detected: caught, timed out, or a closed gap. Missed: survived, no
+        coverage, a known gap, caught only by a test other than the named
+        killers, or with a named killer passing (weakened). Errors are neither (no
         verdict was reached); a gate on the score still fails on any of them.
         """
         counts = self.counts()
-        detected = counts[Status.CAUGHT] + counts[Status.TIMEOUT]
+        detected = counts[Status.CAUGHT] + counts[Status.TIMEOUT] + counts[Status.GAP_CLOSED]
         missed = counts[Status.SURVIVED] + counts[Status.NO_COVERAGE]
-        missed += counts[Status.CAUGHT_ELSEWHERE]
+        missed += counts[Status.CAUGHT_ELSEWHERE] + counts[Status.WEAKENED]
+        missed += counts[Status.KNOWN_GAP]  # accepted by the gate, but still not detected
         return 100.0 if detected + missed == 0 else 100.0 * detected / (detected + missed)
 
     def counts(self) -> dict[Status, int]:
@@ -321,5 +343,7 @@ class Gate:
         if self.fail_under is not None:
             # An error is a mutant nobody can vouch for: no score makes up for it.
             unjudged = any(r.status is Status.ERROR for r in report.results)
-            return report.score >= self.fail_under and not unjudged
+            # A closed gap is a catalogue claim gone stale: fix the entry, whatever the score.
+            stale = any(r.status is Status.GAP_CLOSED for r in report.results)
+            return report.score >= self.fail_under and not unjudged and not stale
         return not self.failures(report)

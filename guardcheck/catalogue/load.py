@@ -17,12 +17,23 @@ from typing import Any
 
 from guardcheck.catalogue.positions import TableLines, scan_tables
 from guardcheck.errors import GuardcheckError, Problem
-from guardcheck.model import Edit, Entry, Where
+from guardcheck.model import EXPECT_SURVIVES, Edit, Entry, Where
 from guardcheck.options import RunOptions
 
 # Keys of one edit: the entry's own top-level edit, or a `[[mutation.edit]]` sub-table.
 EDIT_KEYS = ("file", "scope", "find", "replace", "occurrence", "transform")
-ENTRY_KEYS = ("id", "summary", *EDIT_KEYS, "edit", "killed_by", "tags")
+ENTRY_KEYS = (
+    "id",
+    "summary",
+    *EDIT_KEYS,
+    "edit",
+    "killed_by",
+    "killed_by_any",
+    "tags",
+    "expect",
+    "reason",
+)
+EXPECT_VALUES = (EXPECT_SURVIVES,)
 TOP_LEVEL_KEYS = ("mutation",)
 
 _ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -229,7 +240,9 @@ class _EntryReader:
             "summary", required=True, fix='add summary = "<the bug it restores>"'
         )
         killed_by = self._string_list("killed_by")
+        killed_by_any = self._string_list("killed_by_any")
         tags = self._string_list("tags")
+        expect, reason = self._expect()
         edits = self._edits()
         if len(self.file.problems) > self.problem_count or entry_id is None:
             return None
@@ -241,7 +254,38 @@ class _EntryReader:
             where=self.file.where(self.header_line),
             killed_by=killed_by,
             tags=tags,
+            killed_by_any=killed_by_any,
+            expect=expect,
+            reason=reason,
         )
+
+    def _expect(self) -> tuple[str | None, str]:
+        """`expect = "survives"` with its `reason`: a known gap must say why it is accepted."""
+        expect = self._string("expect", fix='write expect = "survives"')
+        reason = self._string("reason", fix='write reason = "<why this gap is accepted>"')
+        if expect is not None and expect not in EXPECT_VALUES:
+            self.problem(
+                "type",
+                f"unknown `expect` value `{expect}`: the only one is `{EXPECT_SURVIVES}`",
+                f'write expect = "{EXPECT_SURVIVES}", or remove `expect`',
+                self.key_line("expect"),
+            )
+            return None, ""
+        if expect is not None and reason is None and "reason" not in self.table:
+            self.problem(
+                "missing",
+                '`expect = "survives"` needs a `reason`: a known gap must say why it is accepted',
+                'add reason = "<why this gap is accepted>"',
+                self.key_line("expect"),
+            )
+        if expect is None and reason is not None:
+            self.problem(
+                "missing",
+                "`reason` without `expect`: it only explains a known gap",
+                f'add expect = "{EXPECT_SURVIVES}", or remove `reason`',
+                self.key_line("reason"),
+            )
+        return expect, reason or ""
 
     # -- positions and problems ---------------------------------------------------------------
 
@@ -328,7 +372,7 @@ class _EntryReader:
         value = self.table[key]
         if isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value):
             return tuple(value)
-        example = '"tests/test_x.py::test_y"' if key == "killed_by" else '"ladder"'
+        example = '"tests/test_x.py::test_y"' if key.startswith("killed_by") else '"ladder"'
         self.problem(
             "type",
             f"`{key}` must be a list of non-empty strings, not {_describe(value)}",

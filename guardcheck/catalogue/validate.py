@@ -154,7 +154,11 @@ def empty_problem(settings: RunOptions, catalogue: Catalogue) -> Problem:
 
 def killed_by_problems(settings: RunOptions, entries: Iterable[Entry]) -> list[Problem]:
     """Each `killed_by` id that pytest does not collect; pytest runs once, only if needed."""
-    claims = [(entry.id, entry.where, test) for entry in entries for test in entry.killed_by]
+    claims = [
+        (entry.id, entry.where, test)
+        for entry in entries
+        for test in (*entry.killed_by, *entry.killed_by_any)
+    ]
     if not claims:
         return []
     try:
@@ -171,7 +175,7 @@ def check_killers_collected(mutants: Iterable[Mutant], collected: tuple[str, ...
     Every entry is checked, not only those `--only` selected: the catalogue is
     sound or it is not. Raises CatalogueInvalid.
     """
-    claims = [(m.id, m.declared_at, test) for m in mutants for test in m.killed_by]
+    claims = [(m.id, m.declared_at, test) for m in mutants for test in m.named_killers]
     problems = unknown_killers(claims, collected, f"collected {len(collected)} tests for this run")
     if problems:
         raise CatalogueInvalid(problems)

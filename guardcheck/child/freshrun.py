@@ -44,11 +44,25 @@ class FreshRun:
         self.session: pytest.Session | None = None
         self.collect_errors: list[str] = []
         self.missing: list[str] = []
+        self.waiting = set(spec.hold)
+        self.failed = False
         self.out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def _on_failure(self, nodeid: str) -> None:
-        if not self.spec.matrix and self.session is not None:
+        self.failed = True
+        self._maybe_stop()
+
+    def _maybe_stop(self) -> None:
+        # Not before every named killer ran: each of them must fail (see RunMutant.hold).
+        if self.failed and not self.waiting and not self.spec.matrix and self.session is not None:
             self.session.shouldstop = "guardcheck: first failure"
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        result = self.recorder.result(nodeid)
+        if result is not None:  # as it comes: a timeout later on must not discard a kill
+            messages.send(self.out, messages.TestFinished(result, bool(self.served.executed)))
+        self.waiting.discard(nodeid)
+        self._maybe_stop()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
@@ -65,6 +79,7 @@ class FreshRun:
         by_id = {item.nodeid: item for item in items}
         wanted = self.spec.tests
         self.missing = [n for n in wanted if n not in by_id]
+        self.waiting &= set(by_id)
         keep = [by_id[n] for n in wanted if n in by_id]
         kept = set(keep)
         dropped = [item for item in items if item not in kept]

@@ -49,6 +49,7 @@ from guardcheck.child.procs import (
     set_pdeathsig,
     set_subreaper,
 )
+from guardcheck.model import TestResult
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
 _MAX_LOG = 64_000
@@ -112,6 +113,8 @@ class Child:
     slot: workdirs.Slot  # its working directory and basetemp, pooled
     buffer: messages.LineBuffer = field(default_factory=messages.LineBuffer)
     current: str | None = None  # the test it said it started last
+    finished: list[TestResult] = field(default_factory=list)  # what it said as it went
+    evidence: bool = False  # the last TestFinished said the mutated code had run
     result: messages.ChildReport | None = None
     eof: bool = False
     forking: float = 0.0  # perf_counter when the host began forking it (GUARDCHECK_TIMING)
@@ -312,8 +315,20 @@ class Host:
             items = [self.items[n] for n in message.tests if n in self.items]
             timing["ready"] = time.perf_counter()
             bail = not message.matrix
+            hold = frozenset(message.hold)  # named killers: each must run, and fail
+
+            def after(result: TestResult) -> None:
+                # Each result as it comes: a timeout later on must not discard a kill.
+                messages.send(out, messages.TestFinished(result, bool(seen)))
+
             results = run_items(
-                self.session, items, self.recorder, bail=bail, before=_announcer(out)
+                self.session,
+                items,
+                self.recorder,
+                bail=bail,
+                before=_announcer(out),
+                hold=hold,
+                after=after,
             )
             timing["tested"] = time.perf_counter()
             report = messages.ChildReport(
@@ -363,6 +378,9 @@ class Host:
         for message in child.buffer.feed(data):
             if isinstance(message, messages.TestStarted):
                 child.current = message.nodeid
+            elif isinstance(message, messages.TestFinished):
+                child.finished.append(message.result)
+                child.evidence = child.evidence or message.evidence
             elif isinstance(message, messages.ChildReport):
                 message.timing.update(fork=child.forking, got=time.perf_counter())
                 child.result = message
@@ -423,10 +441,16 @@ class Host:
         if child.result is not None:
             child.result.timing["sent"] = time.perf_counter()
         baseline = child.key < 0
+        report = child.result
+        if report is None and timed_out and child.finished:
+            # Timed out: what it reported test by test still stands (a kill before the hang).
+            report = messages.ChildReport(
+                tests=child.finished, evidence=["(reported per test)"] if child.evidence else []
+            )
         message = messages.ChildEnded(
             baseline=baseline,
             key=-child.key if baseline else child.key,
-            report=child.result,
+            report=report,
             current=child.current,
             timed_out=child.timeout if timed_out else None,
             exit=None if child.result or status is None else describe_exit(status),

@@ -150,12 +150,18 @@ def run_items(
     *,
     bail: bool,
     before: Callable[[pytest.Item], None] | None = None,
+    hold: frozenset[str] = frozenset(),
+    after: Callable[[TestResult], None] | None = None,
 ) -> list[TestResult]:
     """Run `items` in order; with `bail`, stop after the first failing test.
 
+    With `hold`, not before every test it names has run (each named killer
+    must fail, so none may be skipped by stopping early).
     Fixtures are torn down explicitly at the end: the child leaves by os._exit.
     """
     results: list[TestResult] = []
+    waiting = set(hold) & {item.nodeid for item in items}
+    failed = False
     for index, item in enumerate(items):
         if before is not None:
             before(item)
@@ -169,7 +175,11 @@ def run_items(
         if result is None:
             result = TestResult(item.nodeid, TestOutcome.ERROR, 0.0, "no report from pytest")
         results.append(result)
-        if bail and result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR):
+        if after is not None:
+            after(result)
+        waiting.discard(item.nodeid)
+        failed = failed or result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+        if bail and failed and not waiting:
             break
     try:
         session._setupstate.teardown_exact(None)

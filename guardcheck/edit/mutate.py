@@ -74,6 +74,9 @@ def build_mutant(entry: Entry, root: Path) -> Mutant:
         killed_by=entry.killed_by,
         tags=entry.tags,
         declared_at=entry.where,
+        killed_by_any=entry.killed_by_any,
+        expect=entry.expect,
+        expect_reason=entry.reason,
     )
 
 

@@ -44,6 +44,9 @@ class RunPlan:
     tests: tuple[str, ...]
     selection: tuple[Selection, ...]  # one per baseline test, in collection order
     timeout: float  # seconds for the whole child
+    # Tests that must all have run before the child stops at a failure: the `killed_by`
+    # ones, since each of them must fail (a test passing gives `weakened`).
+    must_run: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,23 +111,22 @@ def _testers(lines: Sequence[int], by_line: Mapping[int, frozenset[str]]) -> set
 
 
 def _covering_tests(
-    mutant: Mutant, coverage: CoverageMap, whole_file: bool
+    mutant: Mutant, coverage: CoverageMap, whole_file: bool, baseline: Sequence[BaselineTest]
 ) -> tuple[dict[str, str], list[str]]:
     """Tests executing the mutation -> first reason; plus notes about fallbacks."""
     reasons: dict[str, str] = {}
     missing: list[str] = []
+    if whole_file:
+        # Reading a module constant or class attribute executes no line of the module,
+        # so coverage cannot tell who depends on an import-time value: every test may.
+        paths = ", ".join(c.path for c in mutant.changes)
+        reason = (
+            f"module-level change in {paths}: import-time values are read without "
+            "executing a line, so every test is selected"
+        )
+        return {t.nodeid: reason for t in baseline}, missing
     for change in mutant.changes:
         by_line = coverage.get(change.path, {})
-        if whole_file:
-            reason = (
-                f"executes code in {change.path} (module-level change: import-time lines "
-                "carry no per-test coverage, so any test running this file is selected)"
-            )
-            for nodeid in sorted(_testers(list(by_line), by_line)):
-                reasons.setdefault(nodeid, reason)
-            if not by_line:
-                missing.append(change.path)
-            continue
         source = _source_map(change.original)
         for line in sorted(change.changed_lines()):
             span = source.statement.get(line, (line,))
@@ -155,18 +157,20 @@ def plan_mutant(
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first.
 
+    A kill is confirmed by a control run of the tests that ran, in the order
+    they ran, without the mutant (scheduler.py); so this order need not be
+    the baseline's: whatever order a kill was seen in, it is checked in.
+
     `whole_file` is for module-level or class-body changes (run in a fresh
     interpreter): such lines run at import, outside any test's context.
     """
     order = {test.nodeid: index for index, test in enumerate(baseline)}
     duration = {test.nodeid: test.duration for test in baseline}
-    covering, missing = _covering_tests(mutant, coverage, whole_file)
+    covering, missing = _covering_tests(mutant, coverage, whole_file, baseline)
     covering = {n: r for n, r in covering.items() if n in order}
     # Declared order first; a class or an unparametrized name expands to its collected ids.
-    named = [
-        n for named_id in dict.fromkeys(mutant.killed_by) for n in order if is_named_by(named_id, n)
-    ]
-    named = list(dict.fromkeys(named))
+    named = list(dict.fromkeys(_expand(mutant.named_killers, order)))
+    must_run = tuple(dict.fromkeys(_expand(mutant.killed_by, order)))
 
     if not covering:
         where = ", ".join(missing) or "the mutated lines"
@@ -195,4 +199,10 @@ def plan_mutant(
         return Selection(nodeid, False, "does not execute the mutated lines")
 
     timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
-    return RunPlan(mutant, tests, tuple(why(t.nodeid) for t in baseline), timeout)
+    selection = tuple(why(t.nodeid) for t in baseline)
+    return RunPlan(mutant, tests, selection, timeout, must_run)
+
+
+def _expand(ids: Sequence[str], collected: Mapping[str, int]) -> list[str]:
+    """Declared order; a class or an unparametrized name expands to its collected ids."""
+    return [n for named_id in dict.fromkeys(ids) for n in collected if is_named_by(named_id, n)]

@@ -232,12 +232,13 @@ class FreshProcess:
         *,
         matrix: bool,
         timeout: float,
+        hold: Sequence[str] = (),
     ) -> None:
         self.folder = folder
         folder.mkdir()
         self.results = folder / "results.jsonl"
         self.log = folder / "pytest.log"
-        spec = messages.FreshSpec(files, list(tests), matrix, str(self.results))
+        spec = messages.FreshSpec(files, list(tests), matrix, str(self.results), list(hold))
         spec_file = folder / "spec.json"
         spec_file.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
         slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
@@ -292,16 +293,23 @@ class FreshProcess:
             self._pidfd = None
         report: messages.ChildReport | None = None
         current = None
+        finished: list[messages.TestFinished] = []
         if self.results.exists():
             for line in messages.LineBuffer().feed(self.results.read_bytes() + b"\n"):
                 if isinstance(line, messages.TestStarted):
                     current = line.nodeid
+                elif isinstance(line, messages.TestFinished):
+                    finished.append(line)
                 elif isinstance(line, messages.ChildReport):
                     report = line
+        if timed_out:  # only what ran before the timeout stands
+            evidence = ["(reported per test)"] if any(f.evidence for f in finished) else []
+            tests = [f.result for f in finished]
+            report = messages.ChildReport(tests=tests, evidence=evidence) if tests else None
         ended = messages.ChildEnded(
             baseline=False,
             key=0,
-            report=None if timed_out else report,
+            report=report,
             current=current,
             timed_out=self.timeout if timed_out else None,
             exit=_describe(self.process.returncode) if report is None and not timed_out else None,

@@ -21,7 +21,7 @@ from guardcheck.child import workdirs
 from guardcheck.lab.classify import Activation
 from guardcheck.lab.plan import RunPlan
 from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
-from guardcheck.lab.verdict import decide
+from guardcheck.lab.verdict import confirm, decide, needs_control
 from guardcheck.model import (
     BaselineTest,
     ChildOutcome,
@@ -37,6 +37,9 @@ from guardcheck.options import RunOptions
 TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
 FRESH_STARTUP_FLOOR = 10.0  # seconds a fresh interpreter may take to start, at least
 _IDLE_POLL = 0.02  # seconds, only when a fresh process cannot be waited on by descriptor
+CONTROL_KEYS = 1 << 30  # control runs' job keys start here, above any mutant's index
+# A control run's identity: the path it takes and the tests it runs, in order.
+ControlKey = tuple[ExecutionPath, tuple[str, ...]]
 
 
 class LabEvents(Protocol):
@@ -53,6 +56,7 @@ class _Job:
     activation: Activation
     started: float = 0.0
     fresh: FreshProcess | None = None
+    control: ControlKey | None = None  # a control run: these tests, no mutant
 
 
 class Scheduler:
@@ -75,6 +79,12 @@ class Scheduler:
         self.pending: deque[_Job] = deque()
         self.running: dict[int, _Job] = {}
         self._fresh_jobs = 0  # queued at the front, in input order
+        # Kills await a control run: the same tests in the same order, without the
+        # mutant, must pass (an order-dependent test fails without it too). One per
+        # distinct selection: many mutants share one.
+        self.controls: dict[ControlKey, ChildOutcome] = {}
+        self.awaiting: dict[ControlKey, list[tuple[_Job, ChildOutcome, str]]] = {}
+        self._control_keys = itertools.count(CONTROL_KEYS)
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
         """A verdict reached without running anything (unviable, no coverage)."""
@@ -97,26 +107,32 @@ class Scheduler:
 
     def _start(self, job: _Job) -> None:
         mutant, plan = job.plan.mutant, job.plan
-        self.events.mutant_started(mutant)
-        job.started = time.perf_counter()
+        control = job.control is not None
+        if not control:
+            self.events.mutant_started(mutant)
+            job.started = time.perf_counter()
         self.running[job.index] = job
+        # A control run runs every test it lists (no stopping early) with nothing swapped.
+        matrix = self.options.matrix or control
         if job.activation.mode is ExecutionPath.FORK:
-            files = [f.to_message() for f in job.activation.files]
+            files = [f.to_message() for f in job.activation.files] if not control else []
             run = messages.RunMutant(
-                job.index, files, list(plan.tests), self.options.matrix, plan.timeout
+                job.index, files, list(plan.tests), matrix, plan.timeout, list(plan.must_run)
             )
             self.host.queue(run)
             return
         served = [
             messages.ServedFile(str(self.options.root / c.path), c.mutated) for c in mutant.changes
         ]
+        served = served if not control else []
         job.fresh = FreshProcess(
             self.options,
             self.info,
             self.scratch / f"fresh-{job.index}",
             served,
             plan.tests,
-            matrix=self.options.matrix,
+            matrix=matrix,
+            hold=plan.must_run,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),
@@ -171,8 +187,40 @@ class Scheduler:
 
     def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
         del self.running[job.index]
+        if job.control is not None:
+            self._control_finished(job.control, outcome)
+            return
+        status, reason = decide(job.plan.mutant, outcome)
+        if not needs_control(outcome):
+            self._conclude(job, outcome, child_log, status, reason)
+            return
+        key = (job.activation.mode, tuple(t.nodeid for t in outcome.tests))
+        if key in self.controls:
+            confirmed = confirm(status, reason, outcome, self.controls[key])
+            self._conclude(job, outcome, child_log, *confirmed)
+            return
+        waiting = self.awaiting.setdefault(key, [])
+        waiting.append((job, outcome, child_log))
+        if len(waiting) == 1:
+            index = next(self._control_keys)
+            plan = RunPlan(job.plan.mutant, key[1], (), job.plan.timeout)
+            activation = Activation(job.activation.mode, "control run: no mutant")
+            self.pending.appendleft(_Job(index, plan, activation, control=key))
+
+    def _control_finished(self, key: ControlKey, outcome: ChildOutcome) -> None:
+        self.controls[key] = outcome
+        for job, mutant_outcome, log in self.awaiting.pop(key, []):
+            status, reason = decide(job.plan.mutant, mutant_outcome)
+            confirmed = confirm(status, reason, mutant_outcome, outcome)
+            note = "control run without the mutant: " + ", ".join(
+                f"{t.outcome.value} {t.nodeid}" for t in outcome.tests
+            )
+            self._conclude(job, mutant_outcome, "\n".join(filter(None, [log, note])), *confirmed)
+
+    def _conclude(
+        self, job: _Job, outcome: ChildOutcome, child_log: str, status: Status, reason: str
+    ) -> None:
         mutant = job.plan.mutant
-        status, reason = decide(mutant, outcome)
         result = MutantResult(
             mutant,
             status,
@@ -206,7 +254,9 @@ class Scheduler:
                 job.fresh.kill()
 
     def unfinished(self) -> list[Mutant]:
-        return [job.plan.mutant for job in (*self.running.values(), *self.pending)]
+        jobs = [job for job in (*self.running.values(), *self.pending) if job.control is None]
+        jobs += [job for waiting in self.awaiting.values() for job, _, _ in waiting]
+        return [job.plan.mutant for job in jobs]
 
 
 def unviable(mutant: Mutant, reason: str) -> MutantResult:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from guardcheck.model import ChildOutcome, Mutant, Status, TestOutcome, TestResult
+from guardcheck.model import ChildOutcome, Mutant, Status, TestOutcome, TestResult, is_named_by
+
+_CAUGHT_KINDS = (Status.CAUGHT, Status.CAUGHT_ELSEWHERE, Status.WEAKENED, Status.TIMEOUT)
 
 
 def _failing(outcome: ChildOutcome) -> list[TestResult]:
@@ -13,25 +15,77 @@ def _during(outcome: ChildOutcome) -> str:
     return f" during {outcome.current}" if outcome.current else ""
 
 
-def _caught(mutant: Mutant, killers: list[str], reason: str) -> tuple[Status, str]:
-    """CAUGHT, or CAUGHT_ELSEWHERE when named killers exist and none of them caught it."""
-    if mutant.killed_by and not any(mutant.names_killer(k) for k in killers):
-        named = ", ".join(mutant.killed_by)
+def _caught(
+    mutant: Mutant, outcome: ChildOutcome, killers: list[str], reason: str
+) -> tuple[Status, str]:
+    """CAUGHT; CAUGHT_ELSEWHERE when no named killer caught it; WEAKENED when one did not.
+
+    Every `killed_by` id must fail (one of the tests it stands for, e.g. one
+    parametrization); of `killed_by_any`, one failing id is enough.
+    """
+    if mutant.named_killers and not any(mutant.names_killer(k) for k in killers):
+        named = ", ".join(mutant.named_killers)
         return Status.CAUGHT_ELSEWHERE, f"{reason} (not by the named killer(s): {named})"
+    ran = [t.nodeid for t in outcome.tests]
+    if outcome.current and outcome.current not in ran:
+        ran.append(outcome.current)  # the test a crash interrupted ran, and is a killer
+    passed = [n for n in mutant.killed_by if not any(is_named_by(n, k) for k in killers)]
+    unrun = [n for n in passed if not any(is_named_by(n, r) for r in ran)]
+    if unrun:
+        # The child stopped (a crash) before these ran: nobody saw them fail.
+        return Status.ERROR, (
+            f"{reason}, but the named killer(s) {', '.join(unrun)} never ran, so whether "
+            "each named killer fails is unknown"
+        )
+    if passed:
+        return Status.WEAKENED, (
+            f"{reason}, but the named killer(s) {', '.join(passed)} passed against the mutant"
+        )
+    if mutant.killed_by_any and not any(
+        is_named_by(n, k) for n in mutant.killed_by_any for k in killers
+    ):
+        named = ", ".join(mutant.killed_by_any)
+        return Status.WEAKENED, f"{reason}, but none of killed_by_any ({named}) failed"
     return Status.CAUGHT, reason
 
 
 def decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
+    """The verdict, with a known gap's expectation (`expect = "survives"`) applied."""
+    status, reason = _decide(mutant, outcome)
+    return expectation(mutant, status, reason)
+
+
+def expectation(mutant: Mutant, status: Status, reason: str) -> tuple[Status, str]:
+    """A survivor of an entry that expects survival is a known gap; a kill closes the gap."""
+    if not mutant.expects_survival:
+        return status, reason
+    if status is Status.SURVIVED:
+        return Status.KNOWN_GAP, f"{reason} (known gap: {mutant.expect_reason})"
+    if status in _CAUGHT_KINDS:
+        return Status.GAP_CLOSED, (
+            f"{reason}; the known gap is closed: remove `expect` from entry {mutant.id}"
+        )
+    return status, reason  # no-coverage and errors say nothing about the gap
+
+
+def _decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
     if outcome.error:
         return Status.ERROR, outcome.error
-    if outcome.timed_out is not None:
-        return Status.TIMEOUT, f"timeout after {outcome.timed_out:.1f}s{_during(outcome)}"
     failing = _failing(outcome)
+    if outcome.timed_out is not None:
+        timeout = f"timeout after {outcome.timed_out:.1f}s{_during(outcome)}"
+        if failing and outcome.evidence:
+            # A kill recorded before the hang wins over it; the test that hung counts too.
+            killers = [t.nodeid for t in failing] + ([outcome.current] if outcome.current else [])
+            first = failing[0]
+            message = f": {first.message}" if first.message else ""
+            return _caught(mutant, outcome, killers, f"{first.nodeid}{message}, then {timeout}")
+        return Status.TIMEOUT, timeout
     if outcome.crash:
         killers = [outcome.current] if outcome.current else []
         if not outcome.current:  # e.g. collection aborted: no test to hold responsible
             return Status.CAUGHT, f"crash: {outcome.crash}"
-        return _caught(mutant, killers, f"crash: {outcome.crash}{_during(outcome)}")
+        return _caught(mutant, outcome, killers, f"crash: {outcome.crash}{_during(outcome)}")
     if failing and not outcome.evidence:
         names = ", ".join(t.nodeid for t in failing)
         return Status.ERROR, (
@@ -41,7 +95,7 @@ def decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
     if failing:
         first = failing[0]
         message = f": {first.message}" if first.message else ""
-        return _caught(mutant, [t.nodeid for t in failing], f"{first.nodeid}{message}")
+        return _caught(mutant, outcome, [t.nodeid for t in failing], f"{first.nodeid}{message}")
     if not outcome.evidence:
         ran = len(outcome.tests)
         return Status.ERROR, (
@@ -54,3 +108,38 @@ def decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
         # The test the catalogue says guards this bug no longer does: name it.
         reason += f", including the named killer(s) {', '.join(named)}"
     return Status.SURVIVED, reason
+
+
+def needs_control(outcome: ChildOutcome) -> bool:
+    """A kill by failing tests must be confirmed: do they pass without the mutant?
+
+    A crash is not re-checked (no test result to compare), nor a child that
+    never showed the mutant ran (already an error).
+    """
+    return bool(_failing(outcome)) and outcome.evidence and not (outcome.error or outcome.crash)
+
+
+def confirm(
+    status: Status, reason: str, outcome: ChildOutcome, control: ChildOutcome
+) -> tuple[Status, str]:
+    """The verdict once the same tests, in the same order, ran without the mutant."""
+    order = [t.nodeid for t in outcome.tests]
+    unfinished = control.error or control.crash
+    if control.timed_out is not None:
+        unfinished = f"timeout after {control.timed_out:.1f}s{_during(control)}"
+    if unfinished:
+        return Status.ERROR, (
+            f"{reason}; but the control run of the same {len(order)} test(s) without the "
+            f"mutant did not finish ({unfinished}), so the kill is unconfirmed"
+        )
+    without = {t.nodeid: t for t in control.tests}
+    for test in _failing(outcome):
+        twin = without.get(test.nodeid)
+        if twin is None or twin.outcome in (TestOutcome.FAILED, TestOutcome.ERROR):
+            how = "did not run" if twin is None else "fails"
+            return Status.ERROR, (
+                f"{test.nodeid} {how} without the mutant too, in the same selection and "
+                f"order ({', '.join(order)}): the kill is not the mutant's "
+                "(order-dependent test?)"
+            )
+    return status, reason

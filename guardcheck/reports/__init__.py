@@ -16,9 +16,12 @@ from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport
 STATUS_ORDER: tuple[Status, ...] = (
     Status.CAUGHT,
     Status.TIMEOUT,
+    Status.KNOWN_GAP,
     Status.SURVIVED,
     Status.NO_COVERAGE,
     Status.CAUGHT_ELSEWHERE,
+    Status.WEAKENED,
+    Status.GAP_CLOSED,
     Status.ERROR,
 )
 # Always named in a summary line, even at zero: "0 survived" is the reassuring part.
@@ -70,7 +73,7 @@ def killer_or_reason(result: MutantResult) -> str:
         return first
     if result.status is Status.CAUGHT_ELSEWHERE:
         # The point of this verdict: the test named in the catalogue no longer catches it.
-        expected = ", ".join(result.mutant.killed_by) or "the named killers"
+        expected = ", ".join(result.mutant.named_killers) or "the named killers"
         return f"caught by {first}, not by {expected}"
     return result.reason or first
 

@@ -43,6 +43,9 @@ STATUS_STYLE: dict[Status, str] = {
     Status.SURVIVED: "bold red",
     Status.NO_COVERAGE: "magenta",
     Status.CAUGHT_ELSEWHERE: "dark_orange",
+    Status.WEAKENED: "dark_orange",
+    Status.KNOWN_GAP: "yellow",
+    Status.GAP_CLOSED: "bold red",
     Status.ERROR: "bold red",
 }
 OUTCOME_STYLE: dict[TestOutcome, str] = {
@@ -274,7 +277,11 @@ def render_table(report: RunReport, console: Console, *, gate: Gate | None = Non
     table.add_column("Caught by / reason", overflow="fold")
     table.add_column("Path", no_wrap=True)
     table.add_column("Time", justify="right", no_wrap=True)
-    ordered = sorted(report.results, key=lambda r: not gate.passes(r))  # stable
+    gaps = [r for r in report.results if r.status is Status.KNOWN_GAP]
+    ordered = sorted(  # stable; known gaps are listed apart, below
+        (r for r in report.results if r.status is not Status.KNOWN_GAP),
+        key=lambda r: not gate.passes(r),
+    )
     for result in ordered:
         table.add_row(
             Text(result.mutant.id),
@@ -283,8 +290,14 @@ def render_table(report: RunReport, console: Console, *, gate: Gate | None = Non
             result.path,
             _seconds(result.duration),
         )
-    if report.results:
+    if ordered:
         console.print(table)
+    if gaps:
+        console.print(Text(f"Known gaps ({len(gaps)}), accepted by the gate:", style="bold"))
+        for result in gaps:
+            console.print(
+                Text(f"  {result.mutant.id}  ({result.mutant.expect_reason})"), soft_wrap=True
+            )
     style = "bold green" if gate.passed(report) else "bold red"
     console.print(Text(summary_line(report, gate), style=style), soft_wrap=True)
 

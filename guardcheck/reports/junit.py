@@ -20,6 +20,8 @@ def _seconds(value: float) -> str:
 def _passing_note(result: MutantResult) -> str:
     if result.status is Status.TIMEOUT:
         return f"timeout (counted as caught): {result.reason}"
+    if result.status is Status.KNOWN_GAP:
+        return f"known gap (accepted): {result.reason}"
     killers = ", ".join(result.killers) or result.reason
     note = f"{result.status.value} by {killers}"
     if result.status is Status.CAUGHT_ELSEWHERE:
@@ -49,6 +51,8 @@ def _testcase(parent: ET.Element, result: MutantResult, gate: Gate) -> bool:
     lines = [f"{mutant.span}: {mutant.summary}"]
     if mutant.killed_by:
         lines.append(f"expected killers: {', '.join(mutant.killed_by)}")
+    if mutant.killed_by_any:
+        lines.append(f"expected killers (any of): {', '.join(mutant.killed_by_any)}")
     failure.text = "\n".join([*lines, "", mutant.diff()])
     return True
 

@@ -10,7 +10,7 @@ import html
 import re
 from pathlib import Path
 
-from guardcheck.model import MutantResult, RunReport
+from guardcheck.model import MutantResult, RunReport, Status
 from guardcheck.reports import (
     Gate,
     counts_phrase,
@@ -87,6 +87,9 @@ def _diffs(failures: list[MutantResult]) -> list[str]:
         ]
         if mutant.killed_by:
             lines += [f"Expected killers: {', '.join(_code(k) for k in mutant.killed_by)}", ""]
+        if mutant.killed_by_any:
+            named = ", ".join(_code(k) for k in mutant.killed_by_any)
+            lines += [f"Expected killers (any of): {named}", ""]
         lines += [_diff_block(mutant.diff()), "", "</details>", ""]
     return lines
 
@@ -109,14 +112,33 @@ def _passing(passing: list[MutantResult]) -> list[str]:
     return [*lines, "", "</details>"]
 
 
+def _known_gaps(gaps: list[MutantResult]) -> list[str]:
+    """Accepted survivors, apart from the caught ones: a reviewer should see them."""
+    lines = [
+        f"### Known gaps ({len(gaps)})",
+        "",
+        "| Mutant | Why it is accepted | Where |",
+        "| --- | --- | --- |",
+    ]
+    for result in gaps:
+        lines.append(
+            f"| {_code(result.mutant.id)} | {_cell(result.mutant.expect_reason)} "
+            f"| {_code(location(result.mutant))} |"
+        )
+    return lines
+
+
 def to_markdown(report: RunReport, *, gate: Gate | None = None) -> str:
     gate = gate or Gate()
     failures = gate.failures(report)
-    passing = [r for r in report.results if gate.passes(r)]
+    gaps = [r for r in report.results if r.status is Status.KNOWN_GAP]
+    passing = [r for r in report.results if gate.passes(r) and r.status is not Status.KNOWN_GAP]
     sections = ["\n".join(_headline(report, gate))]
     if failures:
         sections.append("\n".join(_failures_table(failures)))
         sections.append("\n".join(_diffs(failures)).strip())
+    if gaps:
+        sections.append("\n".join(_known_gaps(gaps)))
     if passing:
         sections.append("\n".join(_passing(passing)))
     return "\n\n".join(sections) + "\n"

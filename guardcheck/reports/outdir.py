@@ -39,9 +39,17 @@ GITIGNORE = f"{MARKER}\n*\n"
 LISTS: dict[str, frozenset[Status]] = {
     "caught.txt": frozenset({Status.CAUGHT}),
     "missed.txt": frozenset(
-        {Status.SURVIVED, Status.NO_COVERAGE, Status.CAUGHT_ELSEWHERE, Status.ERROR}
+        {
+            Status.SURVIVED,
+            Status.NO_COVERAGE,
+            Status.CAUGHT_ELSEWHERE,
+            Status.WEAKENED,
+            Status.GAP_CLOSED,
+            Status.ERROR,
+        }
     ),
     "timeout.txt": frozenset({Status.TIMEOUT}),
+    "known-gaps.txt": frozenset({Status.KNOWN_GAP}),  # accepted, but listed apart
 }
 # What a previous run may have left; nothing else in the folder is ever touched.
 OWN_FILES = ("baseline.json", "outcomes.jsonl", "internal-error.txt", *LISTS)
@@ -204,6 +212,8 @@ class OutputFolder:
             "duration": result.duration,
             "killers": list(result.killers),
             "expected_killers": list(mutant.killed_by),
+            "expected_killers_any": list(mutant.killed_by_any),
+            "expect": mutant.expect,
             "tests": [
                 {
                     "nodeid": t.nodeid,

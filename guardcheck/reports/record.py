@@ -224,6 +224,10 @@ def _result(entry: dict[str, Any], sources: dict[str, str]) -> MutantResult:
         killed_by=tuple(fields["expectedKillers"]),
         tags=tuple(fields["tags"]),
         declared_at=_read_where(record["declared"]),
+        # Absent from reports older than these keys: no "any" killers, no known gap.
+        killed_by_any=tuple(fields.get("expectedKillersAny", ())),
+        expect=fields.get("expect"),
+        expect_reason=fields.get("expectReason", ""),
     )
     tests = tuple(_read_test(t) for t in fields["tests"])
     return MutantResult(

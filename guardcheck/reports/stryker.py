@@ -8,6 +8,8 @@ own data rides along under a `guardcheck` key instead of being lost):
   report (the viewer correlates mutants by id). `guardcheck.id` always holds the real id.
 - `caught-elsewhere` becomes `Killed` (a test did fail), with a statusReason saying it was
   not one of the named tests; the gate-relevant verdict is `guardcheck.lab.verdict`.
+- `weakened` (a test named in `killed_by` passed) and `known-gap` become `Survived`,
+  `gap-closed` becomes `Killed`; `guardcheck.verdict` and `guardcheck.passesGate` say more.
 - `error` becomes `RuntimeError`, which Stryker leaves out of the score, as we do not.
 - Every test id in `killedBy`/`coveredBy` is listed in `testFiles`, even one missing from
   the baseline, so the viewer can always resolve it.
@@ -36,6 +38,10 @@ STRYKER_STATUS: dict[Status, str] = {
     Status.SURVIVED: "Survived",
     Status.NO_COVERAGE: "NoCoverage",
     Status.ERROR: "RuntimeError",
+    # A named killer passed: as a guard that test let the mutant through.
+    Status.WEAKENED: "Survived",
+    Status.KNOWN_GAP: "Survived",  # it did survive; the gate accepts it (guardcheck.verdict)
+    Status.GAP_CLOSED: "Killed",  # a test failed; the gate rejects the stale `expect`
 }
 
 
@@ -65,12 +71,12 @@ def _test_name(nodeid: str) -> str:
 def _status_reason(result: MutantResult) -> str:
     reason = result.reason
     if result.status is Status.CAUGHT_ELSEWHERE:
-        expected = ", ".join(result.mutant.killed_by) or "none"
+        expected = ", ".join(result.mutant.named_killers) or "none"
         reason = f"caught, but not by a named killer (expected: {expected}); {reason}"
     messages = [f"{t.nodeid}: {t.message}" for t in result.tests if t.message]
     # The verdict's reason usually is the first killer's "nodeid: message" already.
     messages = [message for message in messages if message not in reason]
-    if messages and result.status in (Status.CAUGHT, Status.CAUGHT_ELSEWHERE):
+    if messages and result.status in (Status.CAUGHT, Status.CAUGHT_ELSEWHERE, Status.WEAKENED):
         reason = "\n".join(line for line in (reason, *messages) if line)
     return reason
 
@@ -87,6 +93,9 @@ def _guardcheck_fields(
         "passesGate": gate.passes(result),
         "reason": result.reason,
         "expectedKillers": list(mutant.killed_by),
+        "expectedKillersAny": list(mutant.killed_by_any),
+        "expect": mutant.expect,
+        "expectReason": mutant.expect_reason,
         "executionPath": result.path,
         "tags": list(mutant.tags),
         "declaredAt": str(declared) if declared else None,

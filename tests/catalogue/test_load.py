@@ -255,3 +255,37 @@ def test_a_missing_catalogue_path_is_an_error(tmp_path: Path):
     with pytest.raises(GuardcheckError, match="catalogue path nowhere does not exist") as info:
         load_catalogue(settings)
     assert info.value.code == 2
+
+
+ENTRY = """\
+    [[mutation]]
+    id = "flat"
+    summary = "s"
+    file = "app/ladder.py"
+    find = "a"
+    replace = "b"
+    """
+
+
+def test_killed_by_any_expect_and_reason_are_read():
+    catalogue = parse(
+        ENTRY + 'killed_by_any = ["t.py::a", "t.py::b"]\n'
+        'expect = "survives"\nreason = "negatives untested"\n'
+    )
+    assert catalogue.problems == ()
+    (entry,) = catalogue.entries
+    assert entry.killed_by_any == ("t.py::a", "t.py::b")
+    assert (entry.expect, entry.reason) == ("survives", "negatives untested")
+
+
+def test_expect_without_a_reason_is_a_problem_on_the_expect_line():
+    catalogue = parse(ENTRY + 'expect = "survives"\n')
+    assert catalogue.entries == ()
+    assert kinds_and_lines(catalogue) == [("missing", 7)]
+    assert "needs a `reason`" in catalogue.problems[0].message
+
+
+def test_an_unknown_expect_value_and_a_stray_reason_are_problems():
+    assert [p.kind for p in parse(ENTRY + 'expect = "caught"\nreason = "r"\n').problems] == ["type"]
+    stray = parse(ENTRY + 'reason = "r"\n')
+    assert "`reason` without `expect`" in stray.problems[0].message

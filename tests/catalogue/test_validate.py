@@ -8,9 +8,10 @@ import pytest
 from support.catalogue import FLAT_COOLDOWN, LADDER, ladder, run_cli
 from support.projects import copy_project, write_files
 
-from guardcheck.catalogue.validate import validate
+from guardcheck.catalogue.validate import check_killers_collected, validate
 from guardcheck.edit.parsed import parse_source
 from guardcheck.errors import CatalogueInvalid
+from guardcheck.model import FileChange, Mutant, Where
 from guardcheck.options import load_options
 
 
@@ -231,3 +232,13 @@ def test_checking_twenty_entries_on_one_file_parses_it_once(project):
     parse_source.cache_clear()
     assert len(validate(load_options(root), collect=False)) == 20
     assert parse_source.cache_info().misses == 1  # the 19 others hit the cache
+
+
+def test_a_killed_by_any_id_pytest_does_not_collect_is_a_problem_like_killed_by():
+    change = FileChange("m.py", "a + b\n", "a - b\n", Where("m.py", 1))
+    mutant = Mutant("m", "m", (change,), killed_by_any=("t.py::real", "t.py::typo"))
+    with pytest.raises(CatalogueInvalid) as raised:
+        check_killers_collected([mutant], ("t.py::real",))
+    (problem,) = raised.value.problems
+    assert problem.kind == "killed_by"
+    assert "t.py::typo" in problem.message

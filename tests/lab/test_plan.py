@@ -106,10 +106,22 @@ def test_no_test_executing_the_lines_is_no_coverage_and_nothing_runs():
     assert named.startswith("named in killed_by, but")
 
 
-def test_module_level_changes_select_every_test_running_code_of_the_file():
+def test_module_level_changes_select_every_test():
+    """Regression (issue 8 §A3): only tests executing a line of the file were selected,
+    but a test that only reads a constant executes none: a false survivor."""
     plan = plan_mutant(mutant("return 0", "return 1"), BASELINE, COVERAGE, whole_file=True)
-    assert plan.tests == ("t.py::fast", "t.py::medium", "t.py::slow")
-    assert "module-level change" in plan.selection[0].reason
+    assert plan.tests == ("t.py::other", "t.py::fast", "t.py::medium", "t.py::slow")
+    assert "module-level change in m.py" in plan.selection[0].reason
+
+
+def test_a_module_level_change_in_a_file_no_test_executes_is_still_run():
+    """Regression (issue 8 §A3): a constants-only module gave no-coverage even with
+    its reader named in killed_by."""
+    plan = plan_mutant(
+        mutant("return 0", "return 1", ("t.py::other",)), BASELINE, {}, whole_file=True
+    )
+    assert isinstance(plan, RunPlan)
+    assert plan.tests[0] == "t.py::other"
 
 
 def test_timeout_is_factor_times_selected_baseline_time_plus_constant():
@@ -144,3 +156,16 @@ def test_a_parametrized_or_class_killer_selects_every_test_it_stands_for_first()
     reasons = {s.nodeid: s.reason for s in plan.selection}
     assert reasons["t.py::test_add[2]"] == "named in killed_by"
     assert reasons["t.py::test_adder"] == "executes m.py:2"
+
+
+def test_every_killed_by_test_must_run_before_stopping_but_killed_by_any_need_not():
+    """Regression (issue 9 §3): the child stopped at the first failing named killer,
+    so a second named killer that passes against the mutant was never seen."""
+    change = FileChange("m.py", SOURCE, SOURCE.replace("a + b", "a - b"), Where("m.py", 1))
+    both = Mutant(
+        "m", "m", (change,), killed_by=("t.py::slow",), killed_by_any=("t.py::fast", "t.py::other")
+    )
+    plan = plan_mutant(both, BASELINE, COVERAGE)
+    assert isinstance(plan, RunPlan)
+    assert plan.must_run == ("t.py::slow",)
+    assert plan.tests[:3] == ("t.py::slow", "t.py::fast", "t.py::other")

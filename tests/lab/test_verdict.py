@@ -7,7 +7,7 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 
 from __future__ import annotations
 
-from guardcheck.lab.verdict import decide
+from guardcheck.lab.verdict import confirm, decide, needs_control
 from guardcheck.model import (
     ChildOutcome,
     FileChange,
@@ -96,9 +96,24 @@ def test_a_timeout_before_any_test_started_names_no_test():
     assert decide(NAMED, outcome(timed_out=0.25)) == (Status.TIMEOUT, "timeout after 0.2s")
 
 
-def test_a_timeout_outranks_a_crash_and_failures():
-    late = outcome(("t.py::fast", FAIL), timed_out=1.0, crash="SIGKILL", current="t.py::slow")
+def test_a_timeout_outranks_a_crash():
+    late = outcome(("t.py::fast", PASS), timed_out=1.0, crash="SIGKILL", current="t.py::slow")
     assert decide(NAMED, late)[0] is Status.TIMEOUT
+
+
+def test_a_kill_recorded_before_a_timeout_wins_over_it():
+    """Regression (issue 9 §5): a timeout discarded the failures recorded before it, so
+    a mutant its named killer had caught was reported `timeout`."""
+    late = outcome(("t.py::fast", FAIL), timed_out=1.0, current="t.py::slow")
+    status, reason = decide(NAMED, late)
+    assert status is Status.CAUGHT
+    assert reason == "t.py::fast: boom, then timeout after 1.0s during t.py::slow"
+
+
+def test_a_named_killer_that_timed_out_after_another_failed_counts_as_failing():
+    both = named(("t.py::a", "t.py::b"))
+    late = outcome(("t.py::a", FAIL), timed_out=1.0, current="t.py::b")
+    assert decide(both, late)[0] is Status.CAUGHT
 
 
 def test_a_crash_during_the_named_killer_is_caught():
@@ -173,3 +188,110 @@ def test_a_survivor_whose_named_killers_did_not_run_names_none():
 def test_skipped_tests_with_evidence_survive():
     status, _ = decide(UNNAMED, outcome(("t.py::fast", TestOutcome.SKIPPED), ("t.py::slow", PASS)))
     assert status is Status.SURVIVED
+
+
+# -- killed_by: every named test; killed_by_any: one of them (issue 9 §3) --------------------
+
+
+def named(
+    killed_by: tuple[str, ...] = (), killed_by_any: tuple[str, ...] = (), **kw: object
+) -> Mutant:
+    change = FileChange("m.py", "x = a + b\n", "x = a - b\n", Where("m.py", 1))
+    return Mutant("m", "m", (change,), killed_by=killed_by, killed_by_any=killed_by_any, **kw)  # type: ignore[arg-type]
+
+
+def test_a_named_killer_passing_while_another_fails_is_weakened_and_named():
+    both = named(("t.py::a", "t.py::b"))
+    status, reason = decide(both, outcome(("t.py::a", FAIL), ("t.py::b", PASS)))
+    assert status is Status.WEAKENED
+    assert reason == "t.py::a: boom, but the named killer(s) t.py::b passed against the mutant"
+    assert not status.passes_gate
+
+
+def test_every_named_killer_failing_is_caught():
+    both = named(("t.py::a", "t.py::b"))
+    assert decide(both, outcome(("t.py::a", FAIL), ("t.py::b", FAIL)))[0] is Status.CAUGHT
+
+
+def test_a_named_killer_that_never_ran_is_an_error_not_a_kill():
+    """A crash in the first named killer leaves the second unjudged: no flattering verdict."""
+    both = named(("t.py::a", "t.py::b"))
+    crashed = ChildOutcome(evidence=True, crash="SIGSEGV", current="t.py::a")
+    status, reason = decide(both, crashed)
+    assert status is Status.ERROR
+    assert "t.py::b never ran" in reason
+
+
+def test_one_of_killed_by_any_failing_is_caught():
+    anyone = named(killed_by_any=("t.py::a", "t.py::b"))
+    status, _ = decide(anyone, outcome(("t.py::a", PASS), ("t.py::b", FAIL)))
+    assert status is Status.CAUGHT
+
+
+def test_none_of_killed_by_any_failing_while_killed_by_did_is_weakened():
+    mixed = named(("t.py::a",), ("t.py::b", "t.py::c"))
+    status, reason = decide(mixed, outcome(("t.py::a", FAIL), ("t.py::b", PASS), ("t.py::c", PASS)))
+    assert status is Status.WEAKENED
+    assert "none of killed_by_any (t.py::b, t.py::c) failed" in reason
+
+
+def test_killed_by_any_caught_only_by_another_test_is_caught_elsewhere():
+    anyone = named(killed_by_any=("t.py::a",))
+    status, _ = decide(anyone, outcome(("t.py::a", PASS), ("t.py::z", FAIL)))
+    assert status is Status.CAUGHT_ELSEWHERE
+
+
+# -- expect = "survives" (issue 9 §4) ----------------------------------------------------------
+
+GAP = named(("t.py::a",), expect="survives", expect_reason="negatives untested")
+
+
+def test_an_expected_survivor_is_a_known_gap_that_passes_the_gate():
+    status, reason = decide(GAP, outcome(("t.py::a", PASS)))
+    assert status is Status.KNOWN_GAP
+    assert status.passes_gate
+    assert reason.endswith("(known gap: negatives untested)")
+
+
+def test_an_expected_survivor_caught_is_gap_closed_with_the_fix():
+    status, reason = decide(GAP, outcome(("t.py::a", FAIL)))
+    assert status is Status.GAP_CLOSED
+    assert not status.passes_gate
+    assert reason.endswith("remove `expect` from entry m")
+
+
+def test_an_expected_survivor_without_evidence_stays_an_error():
+    status, _ = decide(GAP, outcome(("t.py::a", PASS), evidence=False))
+    assert status is Status.ERROR
+
+
+# -- a kill must be confirmed by a control run without the mutant (issue 8 §A1) ----------------
+
+
+def test_a_kill_whose_test_fails_without_the_mutant_too_is_an_error_naming_it():
+    killed = outcome(("t.py::fast", FAIL))
+    assert needs_control(killed)
+    status, reason = confirm(
+        Status.CAUGHT, "t.py::fast: boom", killed, outcome(("t.py::fast", FAIL))
+    )
+    assert status is Status.ERROR
+    assert reason.startswith("t.py::fast fails without the mutant too, in the same selection")
+
+
+def test_a_kill_whose_tests_pass_without_the_mutant_stands():
+    killed = outcome(("t.py::slow", PASS), ("t.py::fast", FAIL))
+    control = outcome(("t.py::slow", PASS), ("t.py::fast", PASS), evidence=False)
+    assert confirm(Status.CAUGHT, "r", killed, control) == (Status.CAUGHT, "r")
+
+
+def test_a_control_run_that_did_not_finish_leaves_the_kill_unconfirmed():
+    killed = outcome(("t.py::fast", FAIL))
+    hung = outcome(timed_out=2.0, current="t.py::fast", evidence=False)
+    status, reason = confirm(Status.CAUGHT, "r", killed, hung)
+    assert status is Status.ERROR
+    assert "did not finish (timeout after 2.0s during t.py::fast)" in reason
+
+
+def test_survivors_and_crashes_need_no_control_run():
+    assert not needs_control(outcome(("t.py::fast", PASS)))
+    assert not needs_control(outcome(("t.py::fast", FAIL), crash="SIGSEGV"))

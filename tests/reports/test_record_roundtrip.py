@@ -9,7 +9,7 @@ import pytest
 from support.reports import T_CLAMP, T_LIMIT, failed, passed, rich_report
 from support.shards import provenance
 
-from guardcheck.model import ChildOutcome, Gate, RunReport
+from guardcheck.model import ChildOutcome, Gate, RunReport, Status
 from guardcheck.reports.record import NotAGuardcheckReport, report_from_json
 from guardcheck.reports.stryker import to_stryker
 
@@ -74,3 +74,24 @@ def test_multi_file_mutants_come_back_whole_with_their_mutated_text():
 def test_foreign_or_broken_documents_are_refused_clearly(doc, message):
     with pytest.raises(NotAGuardcheckReport, match=message):
         report_from_json(doc)
+
+
+def test_killed_by_any_and_a_known_gap_round_trip():
+    """Regression: the JSON dropped `killed_by_any` and `expect`, so a merged report
+    rebuilt a known gap as a plain survivor's entry (and could not judge it again)."""
+    original = full_report()
+    results = list(original.results)
+    results[0] = replace(
+        results[0],
+        status=Status.KNOWN_GAP,
+        mutant=replace(
+            results[0].mutant,
+            killed_by_any=(T_CLAMP, T_LIMIT),
+            expect="survives",
+            expect_reason="negatives untested",
+        ),
+    )
+    original.results = results
+    back = through_json(original, Gate(True, 75.0))
+    assert back == original
+    assert back.results[0].mutant.expect_reason == "negatives untested"
