@@ -237,6 +237,8 @@ def run_guardcheck(target: Target, rnd: int, jobs: int, timeout: float) -> Run:
 # --------------------------------------------------------------------------- matching
 
 
+# _functions and _dump mirror tests/sweep/conftest.py (the sweep's oracle test): a bench
+# cannot import a conftest, and the pairing must follow the oracle's rule exactly.
 def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """Module-level functions and methods of module-level classes under mutmut's mangled
     names (`x_f`, `xǁClassǁm`): the only places mutmut mutates."""
@@ -378,20 +380,6 @@ def summarise(runs: Sequence[Run]) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for n, row in enumerate(rows):
-        cells = [
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
 def side_by_side(summaries: dict[str, dict[str, Any]]) -> str:
     f = rb._fmt
     rows = [("tool", "mutants", "median wall s", "mutants/s", "all-in ms/mutant",
@@ -416,7 +404,7 @@ def side_by_side(summaries: dict[str, dict[str, Any]]) -> str:
                 str(s["runs"]),
             )
         )
-    return table(rows)
+    return rb.format_rows(rows)
 
 
 def agreement(
