@@ -169,6 +169,7 @@ class Run:
     log: str = ""
     scratch: str = ""
     note: str = ""
+    profile: dict[str, Any] = field(default_factory=dict)  # guardcheck: guardcheck_profile()
     verdicts: dict[str, str] = field(default_factory=dict, repr=False)  # mutant key -> status
 
 
@@ -230,8 +231,44 @@ def run_guardcheck(target: Target, rnd: int, jobs: int, timeout: float) -> Run:
     run.phase_s = phase[0] if phase else None
     overheads = rb._fork_overheads_ms(mutants)
     run.median_overhead_ms = statistics.median(overheads) if overheads else None
+    run.profile = guardcheck_profile(scratch)
     run.ok = run.mutants > 0
     return run
+
+
+def guardcheck_profile(scratch: Path) -> dict[str, Any]:
+    """Where guardcheck's worker time went, from its own records in `.guardcheck/`: per
+    execution path (fork vs a fresh `subprocess` interpreter) the mutant count, worker
+    seconds and median ms, the reasons mutants left the fork path, and - with
+    GUARDCHECK_TIMING=1 - the median of each step of a forked mutant's timing line."""
+    out_dir = scratch / ".guardcheck"
+    by_path: dict[str, list[float]] = defaultdict(list)
+    outcomes = out_dir / "outcomes.jsonl"
+    if outcomes.exists():
+        for line in outcomes.read_text("utf-8").splitlines():
+            row = json.loads(line)
+            by_path[str(row.get("path"))].append(float(row.get("duration") or 0.0))
+    why: Counter[str] = Counter()
+    steps: dict[str, list[float]] = defaultdict(list)
+    for log in (out_dir / "mutants").glob("*.log"):
+        text = log.read_text("utf-8", errors="replace")
+        head = text.split("\n", 1)[0]
+        match = rb.re.search(r"\(subprocess: (?:[^:]+\.py: )?(.*)\)$", head)
+        if match:  # "closure variables of f.<locals>.g changed" -> the kind, not the name
+            why[rb.re.sub(r" of \S+", "", match.group(1))[:60]] += 1
+        for timing in rb.re.findall(r"^timing ms: (.*)$", text, rb.re.MULTILINE):
+            for part in timing.split(", "):
+                name, _, ms = part.partition(" +")
+                steps[name].append(float(ms))
+    return {
+        "paths": {
+            k: {"mutants": len(v), "worker_s": round(sum(v), 2), "median_ms": round(
+                statistics.median(v) * 1000, 1)}
+            for k, v in by_path.items()
+        },
+        "subprocess_reasons": dict(why.most_common()),
+        "fork_step_median_ms": {k: round(statistics.median(v), 2) for k, v in steps.items()},
+    }  # fmt: skip
 
 
 # --------------------------------------------------------------------------- matching
@@ -489,6 +526,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         mm_s, gc_s = summaries[rb.MUTMUT], summaries[rb.GUARDCHECK]
         speedup = mm_s["median_wall_s"] / gc_s["median_wall_s"] if mm_s and gc_s else None
         print(f"speedup (mutmut median wall / guardcheck median wall): {rb._fmt(speedup, '.2f')}x")
+        for r in runs[rb.GUARDCHECK]:
+            print(f"guardcheck round {r.round} profile: {json.dumps(r.profile)}")
 
         mm_ok = next((r for r in runs[rb.MUTMUT] if r.ok), None)
         gc_ok = next((r for r in runs[rb.GUARDCHECK] if r.ok), None)
