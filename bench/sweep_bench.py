@@ -578,6 +578,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         result["runs"] = [{k: v for k, v in asdict(r).items()} for rs in runs.values() for r in rs]
         payload["targets"][name] = result
+        if args.json:  # after each target: a run stopped later keeps the finished targets
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(payload, indent=2) + "\n")
     env["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average at end: {env['loadavg_end']}")
     if args.json:
