@@ -23,14 +23,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 GATES = REPO / "tests" / "fixtures" / "projects" / "equiv_gates"
-PREDICATES = '''
+PREDICATES = """
 def gate(a: int, b: int, c: int, d: int) -> bool:
     return a < b and (c * 0.95 > d or a + d == 7)
 
 
 def gate_rewritten(a: int, b: int, c: int, d: int) -> bool:
     return not (a >= b) and (d < 0.95 * c or d + a == 7)
-'''
+"""
 
 
 def timed(cmd: list[str], cwd: Path, expect: int) -> float:
@@ -52,11 +52,18 @@ def main() -> None:
         shutil.copytree(GATES, root)
         (root / "gatekit" / "bench_predicates.py").write_text(PREDICATES)
         guardcheck = [sys.executable, "-m", "guardcheck", "equiv"]
-        trials = [*guardcheck, "gatekit.bench_predicates:gate",
-                               "gatekit.bench_predicates:gate_rewritten",
-                               "--examples", str(args.examples)]
-        find = [*guardcheck, "target_app.gateway.run:hygiene_compaction_recovered",
-                             "gatekit.recovery:hand_rolled_recovered"]
+        trials = [
+            *guardcheck,
+            "gatekit.bench_predicates:gate",
+            "gatekit.bench_predicates:gate_rewritten",
+            "--examples",
+            str(args.examples),
+        ]
+        find = [
+            *guardcheck,
+            "target_app.gateway.run:hygiene_compaction_recovered",
+            "gatekit.recovery:hand_rolled_recovered",
+        ]
         runs = {"trials": [], "find": []}
         for _ in range(args.rounds):
             runs["trials"].append(timed(trials, root, expect=0))

@@ -626,7 +626,14 @@ def render_table(summaries: Sequence[Summary], unavailable: dict[str, str]) -> s
         )
     for tool in unavailable:
         rows.append((tool, *("-" for _ in header[1:-1]), "0"))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = [format_rows(rows)]
+    lines.extend(f"{tool}: {why}" for tool, why in unavailable.items())
+    return "\n".join(lines)
+
+
+def format_rows(rows: Sequence[Sequence[str]]) -> str:
+    """A plain-text table: the first row is the header, the first column left-aligned."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
         cells = [
@@ -636,7 +643,6 @@ def render_table(summaries: Sequence[Summary], unavailable: dict[str, str]) -> s
         lines.append("  ".join(cells).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines.extend(f"{tool}: {why}" for tool, why in unavailable.items())
     return "\n".join(lines)
 
 
