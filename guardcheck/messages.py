@@ -271,6 +271,7 @@ class LineBuffer:
                 continue
         return messages
 
+
 # -- guardcheck review: the audit plugin's settings (`-p guardcheck.child.audit`) --------
 AUDIT_OUT_ENV = "GUARDCHECK_AUDIT_OUT"  # path the audit plugin writes {nodeid: [paths]} to
 AUDIT_ROOTS_ENV = "GUARDCHECK_AUDIT_ROOTS"  # os.pathsep-separated absolute source roots
