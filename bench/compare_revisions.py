@@ -19,10 +19,10 @@ from pathlib import Path
 NEW = Path(__file__).resolve().parents[1]
 
 
-def timed_run(checkout: Path) -> float:
+def timed_run(checkout: Path, extra: list[str]) -> float:
     started = time.perf_counter()
     done = subprocess.run(
-        [str(checkout / ".venv" / "bin" / "guardcheck"), "run", "-q"],
+        [str(checkout / ".venv" / "bin" / "guardcheck"), "run", "-q", *extra],
         cwd=checkout,
         capture_output=True,
         text=True,
@@ -38,11 +38,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old", type=Path, help="checkout of the revision to compare against")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--new-arg",
+        action="append",
+        default=[],
+        help="an argument for the new checkout's run only, e.g. --new-arg=--no-cache",
+    )
     args = parser.parse_args()
     times: dict[str, list[float]] = {"old": [], "new": []}
     for round_ in range(1, args.rounds + 1):
-        times["old"].append(timed_run(args.old.resolve()))
-        times["new"].append(timed_run(NEW))
+        times["old"].append(timed_run(args.old.resolve(), []))
+        times["new"].append(timed_run(NEW, args.new_arg))
         print(f"round {round_}: old {times['old'][-1]:.2f} s, new {times['new'][-1]:.2f} s")
     old, new = statistics.median(times["old"]), statistics.median(times["new"])
     print(
