@@ -30,9 +30,9 @@ WALLS: dict[str, set[str]] = {
     "sweep": {"model", "errors", "exitcodes", "splices", "edit", "catalogue"},
     "shard": {"model", "errors", "splices"},
     # A capability built on the API: lab, catalogue and equiv work goes through it.
-    "refactor": {"api", "model", "options", "errors", "exitcodes"},
+    "refactor": {"api", "model", "options", "errors", "exitcodes", "gitbase"},
     # Like refactor; `messages` names the audit plugin's environment variables.
-    "review": {"api", "model", "options", "errors", "exitcodes", "messages"},
+    "review": {"api", "model", "options", "errors", "exitcodes", "messages", "gitbase"},
     "merge": {"model", "errors", "exitcodes", "reports", "provenance", "shard", "splices"},
     # Incremental results: keys from values and options (catalogue.load: which files, no
     # libcst); never the lab, never the reports.

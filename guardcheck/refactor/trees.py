@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from guardcheck.gitbase import Base
 from guardcheck.options import RunOptions
 from guardcheck.refactor.request import RefactorRequest
-from guardcheck.refactor.worktree import Base
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from guardcheck.errors import GuardcheckError
+from guardcheck.gitbase import base_worktrees, resolve_base
 from guardcheck.options import RunOptions, load_options
 from guardcheck.refactor.checks.assertions import check_assertions
 from guardcheck.refactor.checks.catalogue import check_mutations
@@ -30,7 +31,7 @@ from guardcheck.refactor.layout import source_paths
 from guardcheck.refactor.moves_file import Move, load_moves
 from guardcheck.refactor.request import CHECKS, RefactorRequest
 from guardcheck.refactor.trees import Trees
-from guardcheck.refactor.worktree import base_worktrees, overlay, resolve_base
+from guardcheck.refactor.worktree import overlay
 
 
 @contextmanager
@@ -65,7 +66,7 @@ def verify(request: RefactorRequest) -> RefactorReport:
     moves: list[Move] = []
     if request.moves is not None and request.wants("moves"):
         moves = load_moves(request.moves, request.root)
-    base = resolve_base(request.root, request.base)
+    base = resolve_base(request.root, request.base, command="refactor")
     report = RefactorReport(base.label, base.sha, prefix=base.prefix)
     scratch = Path(tempfile.mkdtemp(prefix="guardcheck-refactor-out-"))
     try:

@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from guardcheck.review.base import Base, base_worktree
+from guardcheck.gitbase import Base, base_worktrees
 from guardcheck.review.pytest_run import run_pytest
 from guardcheck.review.scope import names
 
@@ -23,7 +23,7 @@ def passing_on_base(
     """The function-level ids of `tests` that have a passing case on the base."""
     if not tests:
         return []
-    with base_worktree(base) as tree:
+    with base_worktrees(base) as (tree,):
         for relative in copied:
             here, there = root / relative, tree / relative
             if here.is_file():

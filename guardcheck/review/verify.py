@@ -7,10 +7,10 @@ from pathlib import Path
 from guardcheck import api
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.gitbase import Base, resolve_base
 from guardcheck.model import Mutant, MutantResult, Status
 from guardcheck.options import RunOptions
 from guardcheck.review import audit, pinning, scope
-from guardcheck.review.base import Base, resolve_base
 from guardcheck.review.diff import Change, Function, build_change, functions_of
 from guardcheck.review.findings import (
     FlaggedTest,
@@ -25,7 +25,7 @@ from guardcheck.review.request import ReviewRequest
 def review(request: ReviewRequest) -> ReviewReport:
     options = request.options
     root = options.root
-    base = resolve_base(root, request.base)
+    base = resolve_base(root, request.base, command="review")
     change = build_change(root, api.changed_lines_since(root, base.sha, []))
     report = ReviewReport(base.label, base.sha, request.fail_on)
     report.changed_files = sorted(change.lines)

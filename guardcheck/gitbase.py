@@ -1,10 +1,9 @@
-"""The base revision: resolved to a commit, and checked out in a temporary worktree.
+"""A base revision of the user's repository, and temporary worktrees of it, always removed.
 
-The minimal part of `guardcheck.refactor.worktree`, copied rather than imported:
-refactor's internals are not an API, and review needs one worktree, not several.
-`git worktree add --detach` writes only under `.git/worktrees/` (undone by
-`worktree remove --force` and `prune`), so the user's index, HEAD and files are
-never touched, and the worktree is removed whatever happens.
+Shared by `guardcheck refactor` and `guardcheck review`, which both measure a
+change against a base. `git worktree add --detach` writes only under
+`.git/worktrees/` (removed again by `git worktree remove --force` and `git
+worktree prune`): the user's index, HEAD and working tree are never touched.
 """
 
 from __future__ import annotations
@@ -19,22 +18,32 @@ from pathlib import Path
 
 from guardcheck.errors import GuardcheckError
 
-DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
-
 
 def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:
-        raise GuardcheckError("guardcheck review needs git, which is not on PATH") from None
+        raise GuardcheckError("guardcheck needs git here, and git is not on PATH") from None
 
 
 @dataclass(frozen=True)
 class Base:
-    label: str  # as given, or "merge-base with main"
+    """The revision the change is measured against."""
+
+    label: str  # as given, or "merge-base with origin/HEAD"
     sha: str
     top: Path  # the repository's top-level folder
-    prefix: str  # the project root relative to `top` ("" at the top)
+    prefix: str  # the project root relative to `top` ("" when it is the top)
+
+
+def _toplevel(root: Path, command: str) -> Path:
+    found = git(root, "rev-parse", "--show-toplevel")
+    if found.returncode != 0:
+        raise GuardcheckError(
+            f"{root} is not inside a git repository, so there is no base revision to compare "
+            f"with\n  fix: run guardcheck {command} inside a git checkout"
+        )
+    return Path(found.stdout.strip())
 
 
 def _commit(top: Path, rev: str) -> str | None:
@@ -42,15 +51,9 @@ def _commit(top: Path, rev: str) -> str | None:
     return parsed.stdout.strip() if parsed.returncode == 0 else None
 
 
-def resolve_base(root: Path, rev: str | None) -> Base:
+def resolve_base(root: Path, rev: str | None, *, command: str) -> Base:
     """REV as a commit; without one, the merge base of HEAD with the default branch."""
-    found = git(root, "rev-parse", "--show-toplevel")
-    if found.returncode != 0:
-        raise GuardcheckError(
-            f"{root} is not inside a git repository, so there is no change to review\n"
-            "  fix: run guardcheck review inside a git checkout"
-        )
-    top = Path(found.stdout.strip())
+    top = _toplevel(root, command)
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     prefix = "" if prefix == "." else prefix
     if rev is not None:
@@ -61,7 +64,7 @@ def resolve_base(root: Path, rev: str | None) -> Base:
                 "  fix: name a commit, branch or tag that `git rev-parse` knows (e.g. HEAD~1)"
             )
         return Base(rev, sha, top, prefix)
-    for branch in DEFAULT_BRANCHES:
+    for branch in ("origin/HEAD", "main", "master"):
         if _commit(top, branch) is None:
             continue
         merged = git(top, "merge-base", "HEAD", branch)
@@ -74,21 +77,22 @@ def resolve_base(root: Path, rev: str | None) -> Base:
 
 
 @contextmanager
-def base_worktree(base: Base) -> Iterator[Path]:
-    """A detached worktree of the base; yields the project root inside it."""
-    scratch = Path(tempfile.mkdtemp(prefix="guardcheck-review-"))
-    tree = scratch / "base"
-    added = False
+def base_worktrees(base: Base, count: int = 1) -> Iterator[list[Path]]:
+    """`count` detached worktrees of the base; yields the project root inside each."""
+    scratch = Path(tempfile.mkdtemp(prefix="guardcheck-base-"))
+    added: list[Path] = []
     try:
-        done = git(base.top, "worktree", "add", "--detach", "--quiet", str(tree), base.sha)
-        if done.returncode != 0:
-            raise GuardcheckError(
-                f"git worktree add of {base.sha[:10]} failed: {done.stderr.strip()}"
-            )
-        added = True
-        yield tree / base.prefix if base.prefix else tree
+        for index in range(count):
+            tree = scratch / f"base-{index}"
+            done = git(base.top, "worktree", "add", "--detach", "--quiet", str(tree), base.sha)
+            if done.returncode != 0:
+                raise GuardcheckError(
+                    f"git worktree add of {base.sha[:10]} failed: {done.stderr.strip()}"
+                )
+            added.append(tree)
+        yield [tree / base.prefix if base.prefix else tree for tree in added]
     finally:
-        if added:
+        for tree in added:
             git(base.top, "worktree", "remove", "--force", str(tree))
         git(base.top, "worktree", "prune")
         shutil.rmtree(scratch, ignore_errors=True)
