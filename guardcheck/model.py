@@ -187,6 +187,7 @@ class TestOutcome(StrEnum):
     FAILED = "failed"
     ERROR = "error"  # setup/teardown error
     SKIPPED = "skipped"
+    XFAILED = "xfailed"  # an expected failure that failed: neither a pass nor a kill
 
 
 @dataclass(frozen=True)
@@ -251,6 +252,7 @@ class BaselineTest:
     nodeid: str
     duration: float
     path: str  # test file, posix relative to root
+    outcome: TestOutcome = TestOutcome.PASSED  # passed, skipped or xfailed (a red one stops)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Protocol
 from guardcheck.cache import codec, keys
 from guardcheck.cache.files import project_digests
 from guardcheck.cache.store import Store
-from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
+from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status, TestOutcome
 from guardcheck.options import RunOptions
 
 __all__ = ["RESTORED_LOG", "ResultCache", "cached_run", "open_cache"]
@@ -129,7 +129,10 @@ class ResultCache:
         body = self.store.read("baseline", self.world)
         if body is not None:
             try:
-                tests = [BaselineTest(str(n), float(d), str(p)) for n, d, p in body["tests"]]
+                tests = [
+                    BaselineTest(str(n), float(d), str(p), TestOutcome(o))
+                    for n, d, p, o in body["tests"]
+                ]
                 found.baseline = _Baseline(tests, float(body["seconds"]))
             except (KeyError, TypeError, ValueError) as exc:
                 self.store.discard(self.store.path("baseline", self.world), f"malformed: {exc}")
@@ -161,7 +164,7 @@ class ResultCache:
     def save(self, report: RunReport) -> None:
         """Every verdict the lab reached, and the baseline it ran."""
         if report.baseline and not report.interrupted:
-            tests = [[t.nodeid, t.duration, t.path] for t in report.baseline]
+            tests = [[t.nodeid, t.duration, t.path, t.outcome.value] for t in report.baseline]
             self.store.write(
                 "baseline", self.world, {"tests": tests, "seconds": report.baseline_seconds}
             )

@@ -114,7 +114,8 @@ class Recorder:
                 return TestResult(nodeid, kind, duration, _message(report))
         if any(r.skipped for r in reports):
             skipped = next(r for r in reports if r.skipped)
-            return TestResult(nodeid, TestOutcome.SKIPPED, duration, _message(skipped))
+            kind = TestOutcome.XFAILED if hasattr(skipped, "wasxfail") else TestOutcome.SKIPPED
+            return TestResult(nodeid, kind, duration, _message(skipped))
         return TestResult(nodeid, TestOutcome.PASSED, duration)
 
     def results(self) -> list[TestResult]:

@@ -54,7 +54,10 @@ def judge_baseline(
     for outcome in outcomes[1:]:
         for t in outcome.tests:
             durations[t.nodeid] = max(durations.get(t.nodeid, 0.0), t.duration)
-    baseline = [BaselineTest(n, durations[n], relative(paths[n], root)) for n in tests]
+    outcomes_of = {t.nodeid: t.outcome for t in outcomes[0].tests}
+    baseline = [
+        BaselineTest(n, durations[n], relative(paths[n], root), outcomes_of[n]) for n in tests
+    ]
     report = runs[0].report
     coverage = report.coverage if report is not None and report.coverage else {}
     return baseline, coverage_map(coverage, tests, root)

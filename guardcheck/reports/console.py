@@ -101,6 +101,16 @@ def make_console() -> Console:
     return console
 
 
+def baseline_counts(tests: list[BaselineTest]) -> str:
+    """'184 tests passed', or '536 passed, 1 skipped, 2 xfailed' when not all of them ran."""
+    counts = {kind: 0 for kind in (TestOutcome.PASSED, TestOutcome.SKIPPED, TestOutcome.XFAILED)}
+    for test in tests:
+        counts[test.outcome] = counts.get(test.outcome, 0) + 1
+    if counts[TestOutcome.PASSED] == len(tests):
+        return f"{len(tests)} {'test' if len(tests) == 1 else 'tests'} passed"
+    return ", ".join(f"{n} {kind.value}" for kind, n in counts.items() if n)
+
+
 class ConsoleProgress:
     """Run events rendered on a console; use as a context manager around the lab.
 
@@ -189,9 +199,8 @@ class ConsoleProgress:
         if self._progress is not None and self._baseline_task is not None:
             self._progress.remove_task(self._baseline_task)
             self._baseline_task = None
-        noun = "test" if len(tests) == 1 else "tests"
         self.console.print(
-            f"baseline: {len(tests)} {noun} passed in {_seconds(seconds)}", soft_wrap=True
+            f"baseline: {baseline_counts(tests)} in {_seconds(seconds)}", soft_wrap=True
         )
 
     def mutant_started(self, mutant: Mutant) -> None:

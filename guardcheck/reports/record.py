@@ -130,7 +130,8 @@ def run_record(report: RunReport) -> dict[str, Any]:
         "incomplete": report.incomplete,
         "mutants": [r.mutant.id for r in report.results],  # the report's order
         "baseline": [
-            {"id": t.nodeid, "seconds": t.duration, "path": t.path} for t in report.baseline
+            {"id": t.nodeid, "seconds": t.duration, "path": t.path, "outcome": t.outcome.value}
+            for t in report.baseline
         ],
         "run": provenance_json(report.provenance),
     }
@@ -177,7 +178,12 @@ def _report(doc: dict[str, Any], top: dict[str, Any]) -> RunReport:
     return RunReport(
         root=top["root"],
         results=results,
-        baseline=[BaselineTest(t["id"], float(t["seconds"]), t["path"]) for t in top["baseline"]],
+        baseline=[
+            BaselineTest(
+                t["id"], float(t["seconds"]), t["path"], TestOutcome(t.get("outcome", "passed"))
+            )
+            for t in top["baseline"]
+        ],
         baseline_seconds=float(top["baselineSeconds"]),
         wall_seconds=float(top["wallSeconds"]),
         matrix=bool(top["matrix"]),

@@ -261,3 +261,30 @@ def test_the_users_pytest_timeout_fails_a_hanging_mutant_in_the_child(project):
     assert hangs.killers[0] in (T + "test_add", T + "test_add_again")
     assert after.status is Status.CAUGHT
     assert git_status(root) == ""
+
+
+def test_the_baseline_records_skipped_and_xfailed_tests_as_such(tmp_path):
+    """Regression: skipped and xfailed baseline tests were reported as passed."""
+    root = copy_project(tmp_path / "tiny", "tiny")
+    write_files(
+        root,
+        {
+            "tests/test_marks.py": (
+                "import pytest\n\n\n"
+                "@pytest.mark.skip(reason='not today')\n"
+                "def test_skipped():\n    pytest.fail('never runs')\n\n\n"
+                "@pytest.mark.xfail(reason='known bug', strict=True)\n"
+                "def test_xfailed():\n    assert 1 == 2\n"
+            )
+        },
+    )
+    add = mutant(root, "add", "return a + b", "return a - b", path="tiny/adder.py")
+    report = run(root, [add], jobs=1)
+    outcomes = {t.nodeid.split("::")[1]: t.outcome for t in report.baseline}
+    assert outcomes == {
+        "test_add": TestOutcome.PASSED,
+        "test_add_zero": TestOutcome.PASSED,
+        "test_skipped": TestOutcome.SKIPPED,
+        "test_xfailed": TestOutcome.XFAILED,
+    }
+    assert report.results[0].status is Status.CAUGHT

@@ -8,11 +8,12 @@ import pytest
 from rich.console import Console
 from support.reports import T_ADD, T_CLAMP, T_EXTRA, T_IDLE, T_LIMIT, all_caught_report, rich_report
 
-from guardcheck.model import RunReport, Status
+from guardcheck.model import BaselineTest, RunReport, Status, TestOutcome
 from guardcheck.reports import Gate
 from guardcheck.reports.console import (
     ConsoleProgress,
     Verbosity,
+    baseline_counts,
     kill_matrix,
     render_matrix,
     render_table,
@@ -193,3 +194,16 @@ def test_render_on_small_reports(report):
     render_table(report, con)
     render_matrix(report, con)
     assert "gate passed" in out.getvalue()
+
+
+def test_the_baseline_line_counts_skipped_and_xfailed_tests_apart():
+    """Regression: a skipped or xfailed baseline test was counted as passed."""
+    tests = [
+        BaselineTest("t.py::a", 0.1, "t.py"),
+        BaselineTest("t.py::b", 0.1, "t.py", TestOutcome.SKIPPED),
+        BaselineTest("t.py::c", 0.1, "t.py", TestOutcome.XFAILED),
+        BaselineTest("t.py::d", 0.1, "t.py"),
+    ]
+    assert baseline_counts(tests) == "2 passed, 1 skipped, 1 xfailed"
+    assert baseline_counts(tests[:1]) == "1 test passed"
+    assert baseline_counts([tests[0], tests[3]]) == "2 tests passed"
