@@ -226,12 +226,14 @@ def test_a_kill_before_a_later_timeout_is_kept_and_wins(tmp_path, matrix):
 
 ORDER_DEPENDENT = {
     "pkg/core.py": (
-        "STATE = {}\n\n\ndef setup():\n    STATE['x'] = 1\n\n\n"
+        "STATE = {}\n\n\ndef prepare():\n    STATE['x'] = 1\n\n\n"
         "def compute(a):\n    return a + STATE.get('x', 0)\n"
     ),
     "tests/test_core.py": (
-        "from pkg.core import compute, setup\n\n\n"
-        "def test_a_setup():\n    setup()\n    assert True is not False\n\n\n"
+        # Not named `setup`: pytest 7 would call a module-level setup() before every test
+        # (its nose support), which makes test_b_compute pass alone.
+        "from pkg.core import compute, prepare\n\n\n"
+        "def test_a_setup():\n    prepare()\n    assert True is not False\n\n\n"
         "def test_b_compute():\n    assert compute(1) == 2  # only after test_a_setup ran\n"
     ),
     "mutations/verdicts.toml": (
