@@ -230,6 +230,7 @@ class Scheduler:
             path=job.activation.mode,
             duration=time.perf_counter() - job.started,
             outcome=outcome,
+            path_reason=job.activation.why,
         )
         log = [
             f"mutant {mutant.id} ({job.activation.mode}"
