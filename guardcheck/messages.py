@@ -102,11 +102,23 @@ class CollectedTest:
 
 
 @dataclass(frozen=True)
+class RanFunction:
+    """A function of the source roots that ran in the host before the first test."""
+
+    path: str  # root-relative posix path of its file
+    qualname: str
+    line: int  # co_firstlineno: the first decorator's line, else the def's
+
+
+@dataclass(frozen=True)
 class Collected:
     TAG: ClassVar[str] = "collected"
     tests: list[CollectedTest]
     rootdir: str
     inifile: str | None
+    # What ran at import and collection (its results outlive a code swap in a child);
+    # None when the host could not watch (another profiler was installed).
+    ran_before_tests: list[RanFunction] | None = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -204,7 +216,14 @@ def _decode_fields(tag: str, raw: dict[str, Any]) -> Message:
     if tag == RunMutant.TAG:
         return RunMutant(**{**raw, "files": [swap_file(f) for f in raw["files"]]})
     if tag == Collected.TAG:
-        return Collected(**{**raw, "tests": [CollectedTest(**t) for t in raw["tests"]]})
+        ran = raw.get("ran_before_tests", [])
+        return Collected(
+            **{
+                **raw,
+                "tests": [CollectedTest(**t) for t in raw["tests"]],
+                "ran_before_tests": None if ran is None else [RanFunction(**r) for r in ran],
+            }
+        )
     if tag == ChildReport.TAG:
         return _report(raw)
     if tag == TestFinished.TAG:

@@ -235,6 +235,7 @@ class MutantResult:
     path: ExecutionPath = ExecutionPath.FORK
     duration: float = 0.0  # wall seconds for this mutant
     outcome: ChildOutcome | None = None  # what the child reported; None when nothing ran
+    path_reason: str = ""  # for FRESH: why a code swap could not run this mutant
 
     @property
     def killers(self) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from guardcheck.messages import (
     CollectedTest,
     CollectFailed,
     LineBuffer,
+    RanFunction,
     RunMutant,
     Stop,
     Swap,
@@ -52,6 +53,8 @@ EVERY_KIND = [
         [CollectedTest("t.py::test_a", "/p/t.py")], rootdir="/p", inifile="/p/pyproject.toml"
     ),
     Collected([], rootdir="/p", inifile=None),
+    Collected([], rootdir="/p", inifile=None, ran_before_tests=[RanFunction("m.py", "f", 3)]),
+    Collected([], rootdir="/p", inifile=None, ran_before_tests=None),  # could not watch
     CollectFailed(["t.py: ImportError"]),
     TestStarted("t.py::test_a"),
     TestFinished(TestResult("t.py::test_a", TestOutcome.FAILED, 0.25, "assert 1 == 2"), True),

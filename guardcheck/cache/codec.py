@@ -52,6 +52,7 @@ def encode(result: MutantResult, nodeids_digest: str) -> dict[str, Any]:
         "reason": result.reason,
         "tests": [_test(t) for t in result.tests],
         "path": result.path.value,
+        "path_reason": result.path_reason,
         "duration": result.duration,
         "selection": {"nodeids": nodeids_digest, "runs": runs},
         "outcome": None
@@ -114,4 +115,5 @@ def decode(
         path=ExecutionPath(data["path"]),
         duration=float(data["duration"]),
         outcome=outcome,
+        path_reason=str(data.get("path_reason", "")),
     )

@@ -25,7 +25,7 @@ from guardcheck.model import Mutant
 from guardcheck.options import RunOptions
 from guardcheck.shard import content_key
 
-FORMAT = 2  # bump when an entry's layout or the key's recipe changes
+FORMAT = 3  # bump when an entry's layout or the key's recipe changes
 
 # RunOptions fields that can change a verdict or what it is judged from (see provenance's
 # VERDICT_FIELDS; `only` and the gate are left out: they pick and judge, not run).

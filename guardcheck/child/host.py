@@ -39,6 +39,7 @@ from _pytest.capture import MultiCapture
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
 from guardcheck.child.procs import (
     children_of,
@@ -61,6 +62,19 @@ _host: Host | None = None
 def _settings() -> messages.HostConfig | None:
     raw = os.environ.get(messages.HOST_ENV)
     return messages.HostConfig(**json.loads(raw)) if raw else None
+
+
+def _watch_imports() -> ImportWatch | None:
+    """Started as this plugin is imported: before conftest.py and the test modules load."""
+    settings = _settings()
+    if settings is None:
+        return None
+    watch = ImportWatch(settings.root, settings.source)
+    watch.start()
+    return watch
+
+
+_import_watch = _watch_imports()
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
@@ -94,7 +108,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     if settings is None:
         return None  # loaded outside guardcheck: behave like plain pytest
     set_subreaper()  # the tests' orphans come back to us, to be killed (kill_children)
-    _host = Host(session, settings)
+    ran = _import_watch.stop() if _import_watch is not None else None
+    _host = Host(session, settings, ran)
     try:
         _host.serve()
     finally:
@@ -121,8 +136,14 @@ class Child:
 
 
 class Host:
-    def __init__(self, session: pytest.Session, settings: messages.HostConfig) -> None:
+    def __init__(
+        self,
+        session: pytest.Session,
+        settings: messages.HostConfig,
+        ran_before_tests: list[messages.RanFunction] | None = None,
+    ) -> None:
         self.session = session
+        self.ran_before_tests = ran_before_tests
         self.config = session.config
         self.items = {}
         for item in session.items:
@@ -166,6 +187,7 @@ class Host:
                 tests=[messages.CollectedTest(n, str(i.path)) for n, i in self.items.items()],
                 rootdir=str(self.config.rootpath),
                 inifile=str(self.config.inipath) if self.config.inipath else None,
+                ran_before_tests=self.ran_before_tests,
             )
         )
         self._prepare()

@@ -21,7 +21,7 @@ import ast
 import base64
 import marshal
 import types
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +69,8 @@ class FileActivation:
     mutated: str
     tree: bytes  # marshalled mutated module code with evidence markers
     swaps: tuple[Swap, ...]
+    # (qualname, co_firstlineno in the original) of each code object whose own code changed
+    changed: tuple[tuple[str, int], ...] = ()
 
     def to_message(self) -> messages.SwapFile:
         swaps = [messages.Swap(s.qualname, list(s.at), _b64(s.original)) for s in self.swaps]
@@ -230,7 +232,8 @@ def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileAc
         for at, code in diff.functions.items()
         if any(changed[: len(at)] == at for changed in diff.changed)
     )
-    return FileActivation(path, filename, mutated, marshal.dumps(instrumented), swaps)
+    changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
+    return FileActivation(path, filename, mutated, marshal.dumps(instrumented), swaps, changed)
 
 
 def classify(mutant: Mutant, root: Path) -> Activation:
@@ -245,3 +248,32 @@ def classify(mutant: Mutant, root: Path) -> Activation:
             return Activation(ExecutionPath.FRESH, result)
         files.append(result)
     return Activation(ExecutionPath.FORK, "", tuple(files))
+
+
+def after_collection(
+    activation: Activation, ran: Collection[messages.RanFunction] | None
+) -> Activation:
+    """FRESH for a FORK mutant whose changed code ran in the host before the first test.
+
+    `ran` is the host's record of import and collection (None: it could not watch).
+    What that code computed then (an lru_cache warmed at import, a module-level
+    table, a parametrize list) lives on in every forked child, made by the original.
+    """
+    if activation.mode is not ExecutionPath.FORK:
+        return activation
+    if ran is None:
+        return Activation(
+            ExecutionPath.FRESH,
+            "the host could not watch import and collection (another profiler was "
+            "installed), so import-time work by the changed code cannot be ruled out",
+        )
+    seen = {(r.path, r.qualname, r.line) for r in ran}
+    for file in activation.files:
+        for qualname, line in file.changed:
+            if (file.path, qualname, line) in seen:
+                return Activation(
+                    ExecutionPath.FRESH,
+                    f"{file.path}: {qualname} ran at import or collection time "
+                    "(its results would outlive a code swap)",
+                )
+    return activation

@@ -21,7 +21,7 @@ from guardcheck.child import workdirs
 from guardcheck.lab.classify import Activation
 from guardcheck.lab.plan import RunPlan
 from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
-from guardcheck.lab.verdict import confirm, decide, needs_control
+from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
     BaselineTest,
     ChildOutcome,
@@ -191,6 +191,7 @@ class Scheduler:
             self._control_finished(job.control, outcome)
             return
         status, reason = decide(job.plan.mutant, outcome)
+        status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
         if not needs_control(outcome):
             self._conclude(job, outcome, child_log, status, reason)
             return
@@ -230,6 +231,7 @@ class Scheduler:
             path=job.activation.mode,
             duration=time.perf_counter() - job.started,
             outcome=outcome,
+            path_reason=job.activation.why,
         )
         log = [
             f"mutant {mutant.id} ({job.activation.mode}"

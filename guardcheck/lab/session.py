@@ -34,7 +34,7 @@ from types import TracebackType
 from guardcheck import messages
 from guardcheck.child import procs, workdirs
 from guardcheck.lab.baseline import BaselineFailed, judge_baseline
-from guardcheck.lab.classify import Activation, Unviable, classify
+from guardcheck.lab.classify import Activation, Unviable, after_collection, classify
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.processes import HostDied, HostInfo, HostProcess
 from guardcheck.lab.scheduler import LabEvents, Scheduler, unviable
@@ -107,6 +107,11 @@ class LabSession:
                 f"no tests collected from {where}\n"
                 "  fix: check [tool.guardcheck] tests and your pytest testpaths"
             )
+        # Classified while the host collected; now the host says what ran meanwhile.
+        self.activations = [
+            a if isinstance(a, str) else after_collection(a, message.ran_before_tests)
+            for a in self.activations
+        ]
         paths = {t.nodeid: t.path for t in message.tests}
         self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
         return tuple(paths)
@@ -176,7 +181,12 @@ class LabSession:
         )
         if isinstance(plan, EarlyResult):
             result = MutantResult(
-                mutant, plan.status, plan.reason, selection=plan.selection, path=activation.mode
+                mutant,
+                plan.status,
+                plan.reason,
+                selection=plan.selection,
+                path=activation.mode,
+                path_reason=activation.why,
             )
             self.scheduler.record(index, result)
             return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from guardcheck.model import ChildOutcome, Mutant, Status, TestOutcome, TestResult, is_named_by
 
 _CAUGHT_KINDS = (Status.CAUGHT, Status.CAUGHT_ELSEWHERE, Status.WEAKENED, Status.TIMEOUT)
@@ -108,6 +110,29 @@ def _decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
         # The test the catalogue says guards this bug no longer does: name it.
         reason += f", including the named killer(s) {', '.join(named)}"
     return Status.SURVIVED, reason
+
+
+def unrun_selection(
+    status: Status, reason: str, selected: Sequence[str], outcome: ChildOutcome
+) -> tuple[Status, str]:
+    """A survivor must have run every selected test, or the pass proves nothing about it.
+
+    A mutant can change what pytest collects (a parametrize id made from a value
+    the mutant changed): the selected id is then missing from the mutated
+    session and silently never runs, while the suite by hand fails on the new id.
+    """
+    if status not in (Status.SURVIVED, Status.KNOWN_GAP):
+        return status, reason
+    ran = {t.nodeid for t in outcome.tests}
+    unrun = [n for n in selected if n not in ran]
+    if not unrun:
+        return status, reason
+    more = f" and {len(unrun) - 3} more" if len(unrun) > 3 else ""
+    return Status.ERROR, (
+        f"{', '.join(unrun[:3])}{more} never ran: not collected with the mutant (the "
+        "mutant changes what pytest collects, e.g. a parametrize id), so the pass proves "
+        "nothing"
+    )
 
 
 def needs_control(outcome: ChildOutcome) -> bool:

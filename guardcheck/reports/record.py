@@ -247,6 +247,7 @@ def _result(entry: dict[str, Any], sources: dict[str, str]) -> MutantResult:
         path=ExecutionPath(fields["executionPath"]),
         duration=float(record["seconds"]),
         outcome=_read_outcome(record["outcome"], tests),
+        path_reason=fields.get("executionPathReason", ""),  # absent from older reports
     )
 
 

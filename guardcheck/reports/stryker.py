@@ -97,6 +97,7 @@ def _guardcheck_fields(
         "expect": mutant.expect,
         "expectReason": mutant.expect_reason,
         "executionPath": result.path,
+        "executionPathReason": result.path_reason,
         "tags": list(mutant.tags),
         "declaredAt": str(declared) if declared else None,
         "files": [c.path for c in mutant.changes],

@@ -7,7 +7,6 @@ second copy of the project and the whole suite run there with plain pytest.
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.projects import commit, copy_project, edit, git_status, write_files
+from support.verdicts import guardcheck_run, suite_outcomes, tracked_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -26,49 +26,11 @@ SCALE = "tests/test_calc.py::test_scale"
 SCALE_ZERO = "tests/test_calc.py::test_scale_zero"
 
 
-def tracked_bytes(root: Path) -> dict[str, bytes]:
-    """Every file outside guardcheck's own output folder, by relative path."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".guardcheck" not in p.parts and ".git" not in p.parts
-    }
-
-
 def hand_applied(tmp_path: Path, old: str, new: str) -> dict[str, str]:
     """Node id -> outcome of the whole suite, with `old` -> `new` written into a copy."""
     root = copy_project(tmp_path / f"by-hand-{len(list(tmp_path.iterdir()))}", "verdicts")
     edit(root / CALC, old, new)
-    report = root.parent / f"{root.name}.xml"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    outcomes = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        nodeid = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
-        failed = case.find("failure") is not None or case.find("error") is not None
-        outcomes[nodeid] = "failed" if failed else "passed"
-    return outcomes
-
-
-def guardcheck_run(
-    root: Path, report: Path, *args: str
-) -> tuple[subprocess.CompletedProcess[str], dict[str, dict]]:
-    """`python -m guardcheck run --json REPORT ARGS...` in root; the JSON's mutants by id."""
-    done = subprocess.run(
-        [sys.executable, "-m", "guardcheck", "run", "--json", str(report), *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    data = json.loads(report.read_text(encoding="utf-8"))
-    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
-    return done, mutants
+    return suite_outcomes(root)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 
 from __future__ import annotations
 
-from guardcheck.lab.verdict import confirm, decide, needs_control
+from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
     ChildOutcome,
     FileChange,
@@ -295,3 +295,30 @@ def test_a_control_run_that_did_not_finish_leaves_the_kill_unconfirmed():
 def test_survivors_and_crashes_need_no_control_run():
     assert not needs_control(outcome(("t.py::fast", PASS)))
     assert not needs_control(outcome(("t.py::fast", FAIL), crash="SIGSEGV"))
+
+
+# -- a survivor ran everything it selected -------------------------------------------------
+
+
+def test_a_survivor_whose_selected_test_never_ran_is_an_error_naming_it():
+    """Regression (issue 8 §A4): a mutant of a parametrize value changes the test's id, the
+    selected id is not collected with the mutant, and the pass was a false survivor."""
+    ran = outcome(("t.py::a", PASS))
+    status, reason = decide(UNNAMED, ran)
+    assert status is Status.SURVIVED
+    status, reason = unrun_selection(status, reason, ["t.py::a", "t.py::b[3-9]"], ran)
+    assert status is Status.ERROR
+    assert reason.startswith("t.py::b[3-9] never ran: not collected with the mutant")
+
+
+def test_a_survivor_that_ran_its_whole_selection_stays_survived():
+    ran = outcome(("t.py::a", PASS), ("t.py::b", PASS))
+    assert unrun_selection(Status.SURVIVED, "r", ["t.py::b", "t.py::a"], ran) == (
+        Status.SURVIVED,
+        "r",
+    )
+
+
+def test_a_kill_is_not_questioned_for_the_tests_it_stopped_before():
+    ran = outcome(("t.py::a", FAIL))
+    assert unrun_selection(Status.CAUGHT, "r", ["t.py::a", "t.py::b"], ran) == (Status.CAUGHT, "r")

@@ -1,0 +1,150 @@
+"""Issue 8 §A4: code that ran before the first test cannot be swapped into a fork.
+
+The host records which functions of the source roots ran at import and
+collection (child/importwatch.py); once collection is over the lab moves every
+FORK mutant whose changed code is among them to a fresh interpreter
+(lab/classify.py::after_collection).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from guardcheck.child.importwatch import ImportWatch
+from guardcheck.lab.classify import after_collection, classify
+from guardcheck.messages import RanFunction
+from guardcheck.model import ExecutionPath, FileChange, Mutant, Where
+
+SOURCE = textwrap.dedent(
+    """\
+    import functools
+
+
+    @functools.lru_cache
+    def cached(x):
+        return x**2
+
+
+    WARM = cached(4)
+
+
+    def build_table():
+        return [n * 2 for n in range(4)]
+
+
+    TABLE = build_table()
+
+
+    def later(x):
+        return x + 1
+    """
+)
+
+
+def mutant(find: str, replace: str) -> Mutant:
+    assert SOURCE.count(find) == 1, find
+    change = FileChange("pkg/core.py", SOURCE, SOURCE.replace(find, replace), Where("m.py", 1))
+    return Mutant("m", "m", (change,))
+
+
+@pytest.fixture
+def imported(tmp_path) -> Iterator[list[RanFunction]]:
+    """What the watch saw while SOURCE was imported as pkg.core from tmp_path."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "core.py").write_text(SOURCE, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    watch = ImportWatch(str(tmp_path), [str(tmp_path / "pkg")])
+    previous = sys.getprofile()
+    sys.setprofile(None)  # a coverage or debugger hook in our own run would hide us
+    try:
+        watch.start()
+        try:
+            importlib.import_module("pkg.core")
+        finally:
+            ran = watch.stop()
+        assert ran is not None
+        yield ran
+    finally:
+        sys.setprofile(previous)
+        sys.path.remove(str(tmp_path))
+        for name in ("pkg.core", "pkg"):
+            sys.modules.pop(name, None)
+
+
+def test_the_watch_records_what_ran_at_import_and_nothing_else(imported):
+    names = {(r.path, r.qualname) for r in imported}
+    assert ("pkg/core.py", "cached") in names
+    assert ("pkg/core.py", "build_table") in names
+    assert ("pkg/core.py", "build_table.<locals>.<listcomp>") in names
+    assert ("pkg/core.py", "later") not in names  # defined, never called
+    assert all(r.path.startswith("pkg/") for r in imported)  # functools is not a source root
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "function"),
+    [
+        ("x**2", "x**3", "cached"),
+        ("n * 2", "n * 3", "build_table.<locals>.<listcomp>"),
+    ],
+)
+def test_a_change_to_code_that_ran_at_import_takes_the_fresh_path(
+    tmp_path, imported, find, replace, function
+):
+    activation = classify(mutant(find, replace), tmp_path)
+    assert activation.mode is ExecutionPath.FORK  # as far as the text alone can tell
+    moved = after_collection(activation, imported)
+    assert moved.mode is ExecutionPath.FRESH
+    assert moved.why == (
+        f"pkg/core.py: {function} ran at import or collection time "
+        "(its results would outlive a code swap)"
+    )
+
+
+def test_a_change_to_code_that_did_not_run_before_the_tests_keeps_the_fork(tmp_path, imported):
+    activation = classify(mutant("x + 1", "x - 1"), tmp_path)
+    assert after_collection(activation, imported) is activation
+
+
+def test_a_same_named_function_elsewhere_does_not_count(tmp_path):
+    activation = classify(mutant("x**2", "x**3"), tmp_path)
+    elsewhere = [RanFunction("pkg/other.py", "cached", 4), RanFunction("pkg/core.py", "cached", 9)]
+    assert after_collection(activation, elsewhere).mode is ExecutionPath.FORK
+
+
+def test_when_the_host_could_not_watch_every_fork_mutant_goes_fresh(tmp_path):
+    activation = classify(mutant("x + 1", "x - 1"), tmp_path)
+    moved = after_collection(activation, None)
+    assert moved.mode is ExecutionPath.FRESH
+    assert "could not watch import and collection" in moved.why
+
+
+def test_an_already_fresh_mutant_keeps_its_own_reason(tmp_path):
+    activation = classify(mutant("WARM = cached(4)", "WARM = cached(5)"), tmp_path)
+    assert activation.mode is ExecutionPath.FRESH
+    assert after_collection(activation, []) is activation
+
+
+def test_the_watch_steps_aside_when_another_profiler_is_installed(tmp_path):
+    watch = ImportWatch(str(tmp_path), [str(tmp_path)])
+    previous = sys.getprofile()
+    sys.setprofile(lambda frame, event, arg: None)
+    try:
+        watch.start()
+        assert watch.stop() is None  # unknown, so the lab must assume the worst
+    finally:
+        sys.setprofile(previous)
+
+
+def test_a_root_outside_the_sources_is_not_reported(tmp_path: Path):
+    watch = ImportWatch(str(tmp_path), [str(tmp_path / "src")])
+    watch.start()
+    ran = watch.stop()
+    assert ran is not None
+    assert ran == []  # this test's own code lives outside tmp_path/src

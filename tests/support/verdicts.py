@@ -1,0 +1,60 @@
+"""Comparing guardcheck's verdicts with the mutant applied by hand (issue 8's acceptance rule).
+
+`suite_outcomes` runs a project's whole suite with plain pytest (the hand-applied
+side); `guardcheck_run` runs `python -m guardcheck run --json` and returns the
+report's mutants by id; `tracked_bytes` snapshots a project so a test can check
+it is byte-identical afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+
+def tracked_bytes(root: Path) -> dict[str, bytes]:
+    """Every file outside guardcheck's own output folder, by relative path."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".guardcheck" not in p.parts and ".git" not in p.parts
+    }
+
+
+def suite_outcomes(root: Path) -> dict[str, str]:
+    """Node id -> "passed" or "failed" for the whole suite of the project at root."""
+    report = root.parent / f"{root.name}.xml"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    outcomes = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        nodeid = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
+        failed = case.find("failure") is not None or case.find("error") is not None
+        outcomes[nodeid] = "failed" if failed else "passed"
+    return outcomes
+
+
+def guardcheck_run(
+    root: Path, report: Path, *args: str, timeout: float = 120
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """`python -m guardcheck run --json REPORT ARGS...` in root; the JSON's mutants by id."""
+    done = subprocess.run(
+        [sys.executable, "-m", "guardcheck", "run", "--json", str(report), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert report.exists(), done.stdout + done.stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
+    return done, mutants
