@@ -32,21 +32,29 @@ def test_the_faithful_migration_passes_every_check(migration):
 def test_a_view_that_forgets_the_key_on_pop_fails_the_migration_table(migration):
     """Regression: a hand-written `pop` on the legacy view that returns the value but never
     resets the field; equiv against builtins:dict must show the key left behind."""
-    edit(migration, "relay/session_state.py", "    def __iter__(self)", (
-        "    def pop(self, key: str, *default: Any) -> Any:\n"
-        "        try:\n"
-        "            return self[key]\n"
-        "        except KeyError:\n"
-        "            if default:\n"
-        "                return default[0]\n"
-        "            raise\n\n"
-        "    def __iter__(self)"))
+    edit(
+        migration,
+        "relay/session_state.py",
+        "    def __iter__(self)",
+        (
+            "    def pop(self, key: str, *default: Any) -> Any:\n"
+            "        try:\n"
+            "            return self[key]\n"
+            "        except KeyError:\n"
+            "            if default:\n"
+            "                return default[0]\n"
+            "            raise\n\n"
+            "    def __iter__(self)"
+        ),
+    )
     done = run_refactor(migration, *MOVES)
     assert done.code == 1
     assert done.outcomes()["moves"] == "failed"
     (finding,) = done.check("moves")["findings"]
-    assert finding["message"] == ("Relay._running_agents: view refactor_hooks:running_agents_view "
-                                  "does not behave like builtins:dict")
+    assert finding["message"] == (
+        "Relay._running_agents: view refactor_hooks:running_agents_view "
+        "does not behave like builtins:dict"
+    )
     assert (finding["path"], finding["line"]) == ("moves.toml", 3)
     steps = "\n".join(finding["details"])
     assert "x.pop('a')" in steps
@@ -55,15 +63,25 @@ def test_a_view_that_forgets_the_key_on_pop_fails_the_migration_table(migration)
 
 def test_a_stray_old_name_outside_the_adapters_fails_the_migration_table(migration):
     """Regression: new runner code reading `self._running_agents` instead of SessionState."""
-    edit(migration, "relay/runner.py", "    def is_busy(self, key: str) -> bool:", (
-        "    def busy_keys(self) -> list[str]:\n"
-        "        return list(self._running_agents)\n\n"
-        "    def is_busy(self, key: str) -> bool:"))
+    edit(
+        migration,
+        "relay/runner.py",
+        "    def is_busy(self, key: str) -> bool:",
+        (
+            "    def busy_keys(self) -> list[str]:\n"
+            "        return list(self._running_agents)\n\n"
+            "    def is_busy(self, key: str) -> bool:"
+        ),
+    )
     done = run_refactor(migration, *MOVES)
     assert done.code == 1
-    assert done.outcomes() == {"old-tests": "passed", "names": "passed",
-                               "lost-assertions": "passed", "mutations": "passed",
-                               "moves": "failed"}
+    assert done.outcomes() == {
+        "old-tests": "passed",
+        "names": "passed",
+        "lost-assertions": "passed",
+        "mutations": "passed",
+        "moves": "failed",
+    }
     (finding,) = done.check("moves")["findings"]
     assert finding["path"] == "relay/runner.py"
     assert finding["enclosing"] == "Relay.busy_keys"
@@ -81,8 +99,10 @@ def test_a_removed_alias_an_old_test_still_imports_fails_the_names_check(migrati
     assert done.outcomes()["names"] == "failed"
     imported, called = done.check("names")["findings"]
     assert (imported["path"], imported["line"]) == ("tests/test_runner.py", 3)
-    assert imported["message"] == ("relay.runner._cooldown_seconds object was removed, still "
-                                   "used: from relay.runner import _cooldown_seconds")
+    assert imported["message"] == (
+        "relay.runner._cooldown_seconds object was removed, still "
+        "used: from relay.runner import _cooldown_seconds"
+    )
     assert called["enclosing"] == "test_cooldown_is_capped_at_an_hour"
     assert called["message"].endswith("still used: _cooldown_seconds")
     # The base tests cannot even be collected against it.
@@ -98,7 +118,8 @@ def test_an_old_test_the_new_code_fails_fails_the_old_tests_check(migration):
     (finding,) = done.check("old-tests")["findings"]
     assert finding["message"].startswith(
         "tests/test_runner.py::test_end_turn_frees_the_chat passes at HEAD~1 and fails on "
-        "today's source: AssertionError: assert not True")
+        "today's source: AssertionError: assert not True"
+    )
     assert finding["path"] == "tests/test_runner.py"
     assert done.outcomes()["names"] == "passed"
 
@@ -106,16 +127,20 @@ def test_an_old_test_the_new_code_fails_fails_the_old_tests_check(migration):
 def test_a_mutation_caught_before_and_survived_now_fails_the_mutations_check(migration):
     """Regression: the escalation test weakened during the refactor, so `flat-cooldown`
     (caught at the base by it) now survives."""
-    edit(migration, "tests/test_runner.py",
-         'assert [relay.record_failure("chat") for _ in range(3)] == [60, 180, 540]',
-         'assert relay.record_failure("chat") == 60')
+    edit(
+        migration,
+        "tests/test_runner.py",
+        'assert [relay.record_failure("chat") for _ in range(3)] == [60, 180, 540]',
+        'assert relay.record_failure("chat") == 60',
+    )
     done = run_refactor(migration, *MOVES)
     assert done.code == 1
     assert done.outcomes()["mutations"] == "failed"
     (finding,) = done.check("mutations")["findings"]
     assert finding["message"].startswith(
         "flat-cooldown: caught at the base by "
-        "tests/test_runner.py::test_consecutive_failures_escalate; ")
+        "tests/test_runner.py::test_consecutive_failures_escalate; "
+    )
     assert " now: " in finding["message"]
     assert (finding["path"], finding["line"]) == ("mutations/relay.toml", 1)
     assert done.outcomes()["old-tests"] == "passed"
@@ -123,8 +148,12 @@ def test_a_mutation_caught_before_and_survived_now_fails_the_mutations_check(mig
 
 def test_a_test_failing_at_the_base_too_is_excluded_not_blamed(tmp_path):
     def break_the_cap_test(root):
-        edit(root, "tests/test_runner.py", "assert _cooldown_seconds(10) == 3600",
-             "assert _cooldown_seconds(10) == 7200")
+        edit(
+            root,
+            "tests/test_runner.py",
+            "assert _cooldown_seconds(10) == 3600",
+            "assert _cooldown_seconds(10) == 7200",
+        )
 
     root = build_migration(tmp_path / "project", before_first_commit=break_the_cap_test)
     done = run_refactor(root, "--base", "HEAD~1", "--only", "old-tests")
@@ -134,49 +163,71 @@ def test_a_test_failing_at_the_base_too_is_excluded_not_blamed(tmp_path):
     assert check["findings"] == []
     (note,) = check["notes"]
     assert note.startswith("1 test(s) fail at HEAD~1 (")
-    assert note.endswith("too, so they are not blamed on the change: "
-                         "tests/test_runner.py::test_cooldown_is_capped_at_an_hour")
+    assert note.endswith(
+        "too, so they are not blamed on the change: "
+        "tests/test_runner.py::test_cooldown_is_capped_at_an_hour"
+    )
     assert "(1 failing at the base too, excluded)" in check["summary"]
 
 
 def test_a_stale_entry_that_applied_at_the_base_is_reported_with_its_stale_message(migration):
     """The code under `removed-cap` was rewritten (the cap moved to min's first argument);
     the entry's scope was updated for the rename in this change, its `find` was not."""
-    edit(migration, "relay/runner.py",
-         "min(BASE_COOLDOWN_SECONDS * 3 ** (streak - 1), COOLDOWN_CAP_SECONDS)",
-         "min(COOLDOWN_CAP_SECONDS, BASE_COOLDOWN_SECONDS * 3 ** (streak - 1))")
+    edit(
+        migration,
+        "relay/runner.py",
+        "min(BASE_COOLDOWN_SECONDS * 3 ** (streak - 1), COOLDOWN_CAP_SECONDS)",
+        "min(COOLDOWN_CAP_SECONDS, BASE_COOLDOWN_SECONDS * 3 ** (streak - 1))",
+    )
     done = run_refactor(migration, "--base", "HEAD~1", "--only", "mutations")
     assert done.code == 1
     (finding,) = done.check("mutations")["findings"]
     assert finding["message"] == (
         "removed-cap: applied at the base, stale now "
-        "(updated in this change, but not to today's code)")
+        "(updated in this change, but not to today's code)"
+    )
     assert (finding["path"], finding["line"]) == ("mutations/relay.toml", 10)
     assert any(line.strip().startswith("fix:") for line in finding["details"])
 
 
 def test_lost_assertions_inform_and_fail_only_when_asked(migration):
-    edit(migration, "tests/test_runner.py", "    assert _cooldown_seconds(10) == 3600",
-         "    _cooldown_seconds(10)")
+    edit(
+        migration,
+        "tests/test_runner.py",
+        "    assert _cooldown_seconds(10) == 3600",
+        "    _cooldown_seconds(10)",
+    )
     informed = run_refactor(migration, "--base", "HEAD~1", "--only", "lost-assertions")
     assert informed.code == 0
     assert informed.check("lost-assertions")["outcome"] == "info"
     assert informed.messages("lost-assertions") == [
         "tests/test_runner.py::test_cooldown_is_capped_at_an_hour asserts less: "
-        "1 assertion(s) at the base, 0 now"]
-    failed = run_refactor(migration, "--base", "HEAD~1", "--only", "lost-assertions",
-                          "--fail-on", "lost-assertions")
+        "1 assertion(s) at the base, 0 now"
+    ]
+    failed = run_refactor(
+        migration, "--base", "HEAD~1", "--only", "lost-assertions", "--fail-on", "lost-assertions"
+    )
     assert failed.code == 1
 
 
 def test_github_annotations_and_markdown(migration):
     edit(migration, "relay/runner.py", "_cooldown_seconds = cooldown_seconds\n", "")
     summary = migration.parent / "summary.md"
-    done = run_refactor(migration, "--base", "HEAD~1", "--only", "names",
-                        "--markdown", str(summary), env={"GITHUB_ACTIONS": "true"})
+    done = run_refactor(
+        migration,
+        "--base",
+        "HEAD~1",
+        "--only",
+        "names",
+        "--markdown",
+        str(summary),
+        env={"GITHUB_ACTIONS": "true"},
+    )
     assert done.code == 1
-    assert ("::error file=tests/test_runner.py,line=3,title=Removed or changed names still in "
-            "use::relay.runner._cooldown_seconds object was removed") in done.out
+    assert (
+        "::error file=tests/test_runner.py,line=3,title=Removed or changed names still in "
+        "use::relay.runner._cooldown_seconds object was removed"
+    ) in done.out
     markdown = summary.read_text()
     assert "| Removed or changed names still in use | ❌ failed |" in markdown
     assert "- `tests/test_runner.py:3 (in <module>)`: relay.runner._cooldown_seconds" in markdown

@@ -26,8 +26,11 @@ def problems(tmp_path, text):
 
 
 def test_a_good_table_reads_with_defaults(tmp_path):
-    path = write(tmp_path, '[[move]]\nold = "Runner._agents"\nallowed_in = ["pkg/state.py", '
-                           '"Runner._agents"]\nview = "pkg.views:make"\n')
+    path = write(
+        tmp_path,
+        '[[move]]\nold = "Runner._agents"\nallowed_in = ["pkg/state.py", '
+        '"Runner._agents"]\nview = "pkg.views:make"\n',
+    )
     (move,) = load_moves(path, tmp_path)
     assert move.reference == "builtins:dict"
     assert move.allowed_files == ("pkg/state.py",)
@@ -37,8 +40,9 @@ def test_a_good_table_reads_with_defaults(tmp_path):
 
 def test_unknown_key_names_its_line_and_the_close_match(tmp_path):
     message = problems(tmp_path, '[[move]]\nold = "a"\n\n[[move]]\nold = "b"\nalowed_in = []\n')
-    assert message.endswith(":6: unknown key `alowed_in` in [[move]]\n"
-                            "  fix: did you mean `allowed_in`?")
+    assert message.endswith(
+        ":6: unknown key `alowed_in` in [[move]]\n  fix: did you mean `allowed_in`?"
+    )
 
 
 def test_every_problem_is_reported_together(tmp_path):
@@ -50,8 +54,9 @@ def test_every_problem_is_reported_together(tmp_path):
 
 
 def test_a_missing_allowed_file_and_a_malformed_view(tmp_path):
-    message = problems(tmp_path, '[[move]]\nold = "a"\nallowed_in = ["pkg/gone.py"]\n'
-                                 'view = "not a target"\n')
+    message = problems(
+        tmp_path, '[[move]]\nold = "a"\nallowed_in = ["pkg/gone.py"]\nview = "not a target"\n'
+    )
     assert ":3: allowed_in names `pkg/gone.py`, which does not exist" in message
     assert ":4: `view` = 'not a target' is not valid" in message
 
@@ -64,8 +69,9 @@ def test_toml_syntax_error_and_an_empty_table(tmp_path):
 def test_the_command_exits_2_with_the_problem_before_touching_git(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     write(tmp_path, '[[move]]\nold = "a"\nexamples = 0\n')
-    result = CliRunner().invoke(main, ["refactor", "--root", str(tmp_path),
-                                       "--moves", str(tmp_path / "moves.toml")])
+    result = CliRunner().invoke(
+        main, ["refactor", "--root", str(tmp_path), "--moves", str(tmp_path / "moves.toml")]
+    )
     assert result.exit_code == 2
     assert "moves.toml:3: `examples` = 0 is not valid" in result.output
     assert "fix: a whole number of call sequences >= 1" in result.output

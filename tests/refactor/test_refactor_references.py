@@ -10,7 +10,7 @@ from guardcheck.refactor.checks.moves import allowed, refers_to
 from guardcheck.refactor.moves_file import Move
 from guardcheck.refactor.references import scan
 
-RUNNER = '''
+RUNNER = """
 from relay.runner import _cooldown_seconds as old_cooldown
 from unittest import mock
 
@@ -26,7 +26,7 @@ def test_patches(monkeypatch):
     monkeypatch.setattr("relay.runner._cooldown_seconds", lambda s: 0)
     with mock.patch.object(Relay, "_running_agents", {}):
         old_cooldown(1)
-'''
+"""
 
 
 def references(tmp_path, text=RUNNER, name="relay/x.py"):
@@ -37,9 +37,17 @@ def references(tmp_path, text=RUNNER, name="relay/x.py"):
 
 
 def move(**fields):
-    return Move(old=fields.get("old", "Relay._running_agents"), new=None,
-                allowed_in=fields.get("allowed_in", ()), view=None, reference="builtins:dict",
-                strategy=None, methods=None, examples=None, line=1)
+    return Move(
+        old=fields.get("old", "Relay._running_agents"),
+        new=None,
+        allowed_in=fields.get("allowed_in", ()),
+        view=None,
+        reference="builtins:dict",
+        strategy=None,
+        methods=None,
+        examples=None,
+        line=1,
+    )
 
 
 def test_old_name_references_are_code_not_comments_or_strings(tmp_path):
@@ -63,8 +71,7 @@ def test_imports_names_and_patch_targets_resolve_to_qualified_names(tmp_path):
     uses = [(r.kind, r.line) for r in found if r.stands_for("relay.runner._cooldown_seconds")]
     assert uses == [("import", 2), ("patch target", 14), ("name", 16)]
     patched = [r for r in found if r.stands_for("relay.x.Relay._running_agents")]
-    assert [(r.kind, r.line) for r in patched if r.kind == "patch target"] == [
-        ("patch target", 15)]
+    assert [(r.kind, r.line) for r in patched if r.kind == "patch target"] == [("patch target", 15)]
 
 
 def test_relative_imports_resolve_against_the_package(tmp_path):
@@ -73,7 +80,8 @@ def test_relative_imports_resolve_against_the_package(tmp_path):
 
 
 def test_assertions_count_asserts_raises_and_assert_methods():
-    tree = ast.parse(textwrap.dedent('''
+    tree = ast.parse(
+        textwrap.dedent("""
         def test_x(spy):
             assert 1
             with pytest.raises(ValueError):
@@ -81,5 +89,6 @@ def test_assertions_count_asserts_raises_and_assert_methods():
             spy.assert_called_once_with(2)
             pytest.warns(UserWarning, g)
             helper()
-    '''))
+    """)
+    )
     assert count_assertions(tree.body[0]) == 4

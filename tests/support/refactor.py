@@ -67,8 +67,12 @@ def run_refactor(root: Path, *args: str, env: dict[str, str] | None = None) -> R
     environment = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
     done = subprocess.run(
         [sys.executable, "-m", "guardcheck", "refactor", *args, "--json", str(report_path)],
-        cwd=root, env={**environment, **(env or {})}, capture_output=True, text=True,
-        timeout=600, check=False,
+        cwd=root,
+        env={**environment, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     report = json.loads(report_path.read_text()) if report_path.is_file() else {}
     return Refactor(done.returncode, done.stdout, done.stderr, report)
