@@ -15,7 +15,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from support.projects import commit, copy_project, edit, git_status, write_files
+from support.projects import (
+    commit,
+    copy_project,
+    edit,
+    git_status,
+    suite_outcomes,
+    write_files,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -39,19 +46,7 @@ def hand_applied(tmp_path: Path, old: str, new: str) -> dict[str, str]:
     """Node id -> outcome of the whole suite, with `old` -> `new` written into a copy."""
     root = copy_project(tmp_path / f"by-hand-{len(list(tmp_path.iterdir()))}", "verdicts")
     edit(root / CALC, old, new)
-    report = root.parent / f"{root.name}.xml"
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    outcomes = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        nodeid = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
-        failed = case.find("failure") is not None or case.find("error") is not None
-        outcomes[nodeid] = "failed" if failed else "passed"
-    return outcomes
+    return suite_outcomes(root)
 
 
 def guardcheck_run(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
@@ -81,3 +83,20 @@ def commit(root: Path, message: str = "fixture") -> Path:
 def git_status(root: Path) -> str:
     """`git status --porcelain` including untracked files: empty when nothing changed."""
     return git(root, "status", "--porcelain", "--untracked-files=all")
+
+
+def suite_outcomes(root: Path) -> dict[str, str]:
+    """Node id -> "passed" or "failed": the whole suite of `root`, run by plain pytest."""
+    report = root.parent / f"{root.name}.xml"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    outcomes = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        nodeid = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
+        failed = case.find("failure") is not None or case.find("error") is not None
+        outcomes[nodeid] = "failed" if failed else "passed"
+    return outcomes
