@@ -1,0 +1,118 @@
+"""Following a test's processes (guardcheck/child/follow.py, bootstrap.py), issue 8 §A5.
+
+Each test runs a small driver in a fresh interpreter: a Follower changes the
+environment and installs an audit hook for good, so it must not run inside
+this pytest process. The driver starts real processes and prints what the
+Follower saw as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+DRIVER = """
+import json, os, subprocess, sys
+from pathlib import Path
+from guardcheck.child.bootstrap import write_bootstrap
+from guardcheck.child.follow import Follower
+
+here = Path(sys.argv[1])
+texts = {os.path.realpath(here / "m.py"): "def f():\\n    return 2\\n"}
+follower = Follower.for_mutant(here / "follow", write_bootstrap(here / "boot"), texts=texts)
+follower.enter()
+out = {}
+def run(test, command, **kwargs):
+    follower.test_starting(test)
+    done = subprocess.run(command, cwd=here, capture_output=True, text=True, **kwargs)
+    out[test] = done.stdout.strip()
+"""
+
+
+def drive(tmp_path: Path, body: str) -> dict:
+    """DRIVER + body in a fresh interpreter: its `out`, and what the Follower saw."""
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    script = (
+        DRIVER
+        + textwrap.dedent(body)
+        + (
+            "\nprint(json.dumps({'out': out, 'unfollowed': follower.unfollowed(),"
+            " 'evidence': follower.evidence()}))\n"
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_python_subprocess_imports_the_served_mutant_and_reports_evidence(tmp_path):
+    """Issue 8 §A5: a spawned interpreter imported the original module."""
+    seen = drive(
+        tmp_path,
+        """
+        run("t::plain", [sys.executable, "-c", "import m; print(m.f())"])
+        run("t::shell", f"{sys.executable} -c 'import m; print(m.f())'", shell=True)
+        """,
+    )
+    assert seen["out"] == {"t::plain": "2", "t::shell": "2"}
+    assert seen["evidence"] == [f"(in a subprocess) served {os.path.realpath(tmp_path / 'm.py')}"]
+    assert seen["unfollowed"] == {}
+
+
+def test_python_flags_that_skip_site_and_foreign_environments_are_unfollowed(tmp_path):
+    """Issue 8 §A5 point 4: where the bootstrap cannot load, say so (never a silent pass)."""
+    seen = drive(
+        tmp_path,
+        """
+        run("t::no_site", [sys.executable, "-S", "-c", "import m; print(m.f())"])
+        run("t::isolated", [sys.executable, "-I", "-c", "print(0)"])
+        run("t::ignore_env", [sys.executable, "-X", "utf8", "-E", "-c", "print(0)"])
+        run("t::own_env", [sys.executable, "-c", "print(0)"], env={"PATH": os.environ["PATH"]})
+        run("t::not_python", ["true"])
+        run("t::argument", [sys.executable, "-c", "print(0)", "-S"])
+        """,
+    )
+    assert seen["out"]["t::no_site"] == "1"  # it really ran the original code
+    unfollowed = seen["unfollowed"]
+    assert set(unfollowed) == {"t::no_site", "t::isolated", "t::ignore_env", "t::own_env"}
+    assert "-S (no site)" in unfollowed["t::no_site"]
+    assert "-I (isolated mode)" in unfollowed["t::isolated"]
+    assert "-E (PYTHON* variables ignored)" in unfollowed["t::ignore_env"]
+    assert "without guardcheck's bootstrap" in unfollowed["t::own_env"]
+
+
+def test_a_bootstrap_that_cannot_start_is_reported_against_its_test(tmp_path):
+    """Issue 8 §A5 point 4: a spec the subprocess cannot read is an unfollowed process."""
+    seen = drive(
+        tmp_path,
+        """
+        Path(follower.spec_file).write_text("not json", encoding="utf-8")
+        run("t::broken", [sys.executable, "-c", "import m; print(m.f())"])
+        """,
+    )
+    assert seen["out"] == {"t::broken": "1"}
+    assert "could not start guardcheck (JSONDecodeError" in seen["unfollowed"]["t::broken"]
+
+
+def test_the_shadowed_sitecustomize_of_the_project_still_runs(tmp_path):
+    """Putting guardcheck's sitecustomize first on PYTHONPATH must not disable the user's."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("import builtins\nbuiltins.THEIRS = 7\n")
+    seen = drive(
+        tmp_path,
+        f"""
+        os.environ["PYTHONPATH"] += os.pathsep + {str(theirs)!r}
+        run("t::theirs", [sys.executable, "-c", "import m; print(THEIRS, m.f())"])
+        """,
+    )
+    assert seen["out"] == {"t::theirs": "7 2"}
