@@ -162,6 +162,7 @@ class ChildReport:
     crash: str | None = None  # the child raised instead of reporting normally
     # test node id ("" outside any test) -> why a process it started could not be followed
     unfollowed: dict[str, str] = field(default_factory=dict)
+    spawners: list[str] = field(default_factory=list)  # baseline: tests that started processes
 
 
 @dataclass(frozen=True)

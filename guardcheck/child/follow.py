@@ -45,12 +45,16 @@ EVIDENCE = "evidence"  # one line per marker or served module first seen in a pr
 PROBLEMS = "problems"  # "test<TAB>why" per process that could not start guardcheck
 _COVERAGE_PREFIX = "cov-"
 _PROCESS_STARTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn"})
+_FORKS = frozenset({"os.fork", "os.forkpty"})
 _NO_BOOTSTRAP_FLAGS = {
     "I": "-I (isolated mode)",
     "S": "-S (no site)",
     "E": "-E (PYTHON* variables ignored)",
 }
 _FLAGS_WITH_VALUE = ("-X", "-W", "--check-hash-based-pycs")
+# Programs that may run the project's Python themselves: a stripped environment there
+# loses the bootstrap. Other programs (git, compilers) are taken not to.
+_LAUNCHERS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "env", "nice", "timeout", "xargs"})
 
 
 def append_line(path: str, line: str) -> None:
@@ -153,7 +157,10 @@ def dump_coverage_at_exit(
                     for line, contexts in by_line.items()
                 }
             target = os.path.join(out, f"{_COVERAGE_PREFIX}{pid}.json")
-            Path(target).write_text(json.dumps(lines), encoding="utf-8")
+            # The test that started it: a spawner, even when it ran no measured line.
+            started_by = os.environ.get(FOLLOW_TEST_ENV, "")
+            text = json.dumps({"started_by": started_by, "lines": lines})
+            Path(target).write_text(text, encoding="utf-8")
 
     atexit.register(dump)
     real_exit = os._exit
@@ -178,6 +185,37 @@ def dump_coverage_at_exit(
 # -- the child's side ------------------------------------------------------------------
 
 
+class StartWatch:
+    """For a mutant whose tests started no process in the baseline: notice if one does.
+
+    Following costs a spec file per mutant, so it is kept for the tests that
+    need it; a test that starts a process only against the mutant gets no
+    bootstrap, and its run cannot prove survival.
+    """
+
+    def __init__(self) -> None:
+        self.current = ""
+        self.problems: dict[str, str] = {}
+        sys.addaudithook(self._audit)
+
+    def test_starting(self, nodeid: str) -> None:
+        self.current = nodeid
+
+    def has_evidence(self) -> bool:
+        return False
+
+    def evidence(self) -> list[str]:
+        return []
+
+    def unfollowed(self) -> dict[str, str]:
+        return dict(self.problems)
+
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event in _PROCESS_STARTS:
+            why = "started a process, unlike in the baseline, so it was not followed"
+            self.problems.setdefault(self.current, why)
+
+
 class Follower:
     """Set up in a child before its tests: the environment they pass on, and what came back."""
 
@@ -190,6 +228,7 @@ class Follower:
         self.evidence_file = str(folder / EVIDENCE)
         self.problems: dict[str, str] = {}  # test -> why, seen by the audit hook here
         self.current = ""
+        self.started: set[str] = set()  # tests that started or forked a process
 
     @classmethod
     def for_baseline(cls, folder: Path, boot: Path, source: list[str]) -> Follower:
@@ -241,13 +280,26 @@ class Follower:
 
     def coverage(self) -> Iterator[tuple[str, dict[str, list[str]]]]:
         """(file, line -> test ids) from every followed process that ended."""
+        for process in self._dumps():
+            yield from process["lines"].items()
+
+    def _dumps(self) -> Iterator[dict[str, Any]]:
         for path in sorted(self.folder.glob(f"{_COVERAGE_PREFIX}*.json")):
             with contextlib.suppress(OSError, ValueError):
-                yield from json.loads(path.read_text(encoding="utf-8")).items()
+                yield json.loads(path.read_text(encoding="utf-8"))
+
+    def spawners(self) -> list[str]:
+        """The tests that started processes: only their mutant runs need following."""
+        found = set(self.started) | set(self.unfollowed())
+        found.update(process["started_by"] for process in self._dumps())
+        return sorted(found - {""})
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event in _FORKS:
+            self.started.add(self.current)
         if event not in _PROCESS_STARTS:
             return
+        self.started.add(self.current)
         why = self._why_unfollowed(event, args)
         if why is not None:
             self.problems.setdefault(self.current, why)
@@ -262,7 +314,7 @@ class Follower:
         argv = [os.fsdecode(a) for a in argv] if isinstance(argv, list | tuple) else [argv]
         program = os.fsdecode(executable) if executable is not None else str(argv[0])
         shown = " ".join(str(a) for a in argv)[:120]
-        if env is not None and not self._bootstrapped(env):
+        if env is not None and not self._bootstrapped(env) and _may_run_python(program):
             return f"started `{shown}` with an environment without guardcheck's bootstrap"
         flag = _blocking_flag(program, argv[1:])
         if flag is not None:
@@ -279,11 +331,18 @@ class Follower:
         )
 
 
+def _is_python(program: str) -> bool:
+    ours = os.path.realpath(program) == os.path.realpath(sys.executable)
+    return os.path.basename(program).startswith("python") or ours
+
+
+def _may_run_python(program: str) -> bool:
+    return _is_python(program) or os.path.basename(program) in _LAUNCHERS
+
+
 def _blocking_flag(program: str, args: list[str]) -> str | None:
     """The interpreter option that keeps sitecustomize from loading, if `program` is Python."""
-    name = os.path.basename(program)
-    ours = os.path.realpath(program) == os.path.realpath(sys.executable)
-    if not (name.startswith("python") or ours):
+    if not _is_python(program):
         return None
     skip = False
     for arg in args:

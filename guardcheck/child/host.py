@@ -40,7 +40,7 @@ from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
-from guardcheck.child.follow import Follower, dump_coverage_at_exit
+from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
 from guardcheck.child.procs import (
     children_of,
@@ -151,6 +151,7 @@ class Host:
         self.lab_said_stop = False  # the lab stops us on purpose, and cleans up itself
         self.pid = os.getpid()
         self.boot = self.scratch / "boot"  # the followed processes' sitecustomize (_prepare)
+        self.spawners: frozenset[str] = frozenset()  # tests that started processes (baseline)
 
     # -- the lab's side --------------------------------------------------------
 
@@ -285,7 +286,11 @@ class Host:
             }
         _merge_followed(coverage, follower, index)
         report = messages.ChildReport(
-            tests=results, coverage=coverage, log=self._log(), unfollowed=follower.unfollowed()
+            tests=results,
+            coverage=coverage,
+            log=self._log(),
+            unfollowed=follower.unfollowed(),
+            spawners=follower.spawners(),
         )
         messages.send(out, report)
 
@@ -364,8 +369,10 @@ class Host:
     def _follow_folder(self) -> Path:
         return self.scratch / "follow" / str(os.getpid())
 
-    def _mutant_follower(self, message: messages.RunMutant) -> Follower:
+    def _mutant_follower(self, message: messages.RunMutant) -> Follower | StartWatch:
         """The tests' subprocesses import the mutated tree; forked workers inherit the swap."""
+        if self.spawners.isdisjoint(message.tests):
+            return StartWatch()  # nothing to follow: no spec file to write
         trees = {os.path.realpath(f.filename): f.tree for f in message.files}
         follower = Follower.for_mutant(self._follow_folder(), self.boot, trees=trees)
         follower.enter()
@@ -418,6 +425,8 @@ class Host:
             elif isinstance(message, messages.ChildReport):
                 message.timing.update(fork=child.forking, got=time.perf_counter())
                 child.result = message
+                if child.key == -1:  # the baseline under coverage: who starts processes
+                    self.spawners = frozenset(message.spawners)
 
     def _drain(self, child: Child) -> None:
         """Read whatever a dead child left in its pipe (its result may be there)."""

@@ -78,12 +78,21 @@ def test_python_flags_that_skip_site_and_foreign_environments_are_unfollowed(tmp
         run("t::ignore_env", [sys.executable, "-X", "utf8", "-E", "-c", "print(0)"])
         run("t::own_env", [sys.executable, "-c", "print(0)"], env={"PATH": os.environ["PATH"]})
         run("t::not_python", ["true"])
+        run("t::git_own_env", ["git", "--version"], env={"PATH": os.environ["PATH"]})
+        run("t::shell_own_env", "true", shell=True, env={"PATH": os.environ["PATH"]})
         run("t::argument", [sys.executable, "-c", "print(0)", "-S"])
         """,
     )
     assert seen["out"]["t::no_site"] == "1"  # it really ran the original code
     unfollowed = seen["unfollowed"]
-    assert set(unfollowed) == {"t::no_site", "t::isolated", "t::ignore_env", "t::own_env"}
+    # git cannot run the project's Python; a shell can.
+    assert set(unfollowed) == {
+        "t::no_site",
+        "t::isolated",
+        "t::ignore_env",
+        "t::own_env",
+        "t::shell_own_env",
+    }
     assert "-S (no site)" in unfollowed["t::no_site"]
     assert "-I (isolated mode)" in unfollowed["t::isolated"]
     assert "-E (PYTHON* variables ignored)" in unfollowed["t::ignore_env"]
@@ -116,3 +125,25 @@ def test_the_shadowed_sitecustomize_of_the_project_still_runs(tmp_path):
         """,
     )
     assert seen["out"] == {"t::theirs": "7 2"}
+
+
+def test_a_test_that_starts_processes_only_against_the_mutant_is_reported(tmp_path):
+    """Issue 8 §A5: mutant children of tests that started no process in the baseline
+    skip the spec file (StartWatch); a process started anyway must not go unnoticed."""
+    script = textwrap.dedent(
+        """
+        import json, subprocess, sys
+        from guardcheck.child.follow import StartWatch
+        watch = StartWatch()
+        watch.test_starting("t::quiet")
+        watch.test_starting("t::new")
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        print(json.dumps(watch.unfollowed()))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(done.stdout) == {
+        "t::new": "started a process, unlike in the baseline, so it was not followed"
+    }
