@@ -95,25 +95,24 @@ def test_a_subprocess_run_is_measured_activated_and_judged(tmp_path):
     assert mutants["double-sum"]["verdict"] == "survived", mutants["double-sum"]["reason"]
 
 
-def test_b_fork_pool_kill_counts_the_workers_evidence(tmp_path):
-    """Regression (issue 8 §A5b): a kill in fork-pool workers was `error` "mutated code
-    never ran": the evidence marker fired in the grandchild's memory only."""
-    mutants = run_case(tmp_path, FORK_POOL, "double-*")
-    test = f"tests/{FORK_POOL}::test_double_in_fork_workers"
-    assert by_hand(tmp_path, FORK_POOL, "double-triple") == {test: "failed"}
+@pytest.mark.parametrize(
+    ("keep", "test"),
+    [
+        (FORK_POOL, "test_double_in_fork_workers"),
+        (SPAWN_POOL, "test_double_in_spawn_workers"),
+    ],
+    ids=["fork", "spawn"],
+)
+def test_bc_pool_workers_run_the_mutant_and_their_evidence_counts(tmp_path, keep, test):
+    """Regression (issue 8 §A5b, §A5c): a kill in fork-pool workers was `error` "mutated
+    code never ran" (the evidence marker fired in the grandchild's memory only), and a
+    mutant reached only in spawn-pool workers was `no-coverage` (spawned interpreters
+    were never measured, and imported the original module)."""
+    mutants = run_case(tmp_path, keep, "double-*")
+    nodeid = f"tests/{keep}::{test}"
+    assert by_hand(tmp_path, keep, "double-triple") == {nodeid: "failed"}
     assert mutants["double-triple"]["verdict"] == "caught", mutants["double-triple"]["reason"]
-    assert by_hand(tmp_path, FORK_POOL, "double-sum") == {test: "passed"}
-    assert mutants["double-sum"]["verdict"] == "survived", mutants["double-sum"]["reason"]
-
-
-def test_c_spawn_pool_workers_import_the_mutant(tmp_path):
-    """Regression (issue 8 §A5c): a mutant reached only in spawn-pool workers was
-    `no-coverage`; spawned interpreters imported the original module."""
-    mutants = run_case(tmp_path, SPAWN_POOL, "double-*")
-    test = f"tests/{SPAWN_POOL}::test_double_in_spawn_workers"
-    assert by_hand(tmp_path, SPAWN_POOL, "double-triple") == {test: "failed"}
-    assert mutants["double-triple"]["verdict"] == "caught", mutants["double-triple"]["reason"]
-    assert by_hand(tmp_path, SPAWN_POOL, "double-sum") == {test: "passed"}
+    assert by_hand(tmp_path, keep, "double-sum") == {nodeid: "passed"}
     assert mutants["double-sum"]["verdict"] == "survived", mutants["double-sum"]["reason"]
 
 
