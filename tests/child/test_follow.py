@@ -81,9 +81,13 @@ def test_python_flags_that_skip_site_and_foreign_environments_are_unfollowed(tmp
         run("t::git_own_env", ["git", "--version"], env={"PATH": os.environ["PATH"]})
         run("t::shell_own_env", "true", shell=True, env={"PATH": os.environ["PATH"]})
         run("t::argument", [sys.executable, "-c", "print(0)", "-S"])
+        run("t::copied_env", [sys.executable, "-c", "import m; print(m.f())"], env=os.environ)
+        follower.test_starting("t::posix_spawn")
+        os.waitpid(os.posix_spawn(sys.executable, [sys.executable, "-c", "0"], os.environ), 0)
         """,
     )
     assert seen["out"]["t::no_site"] == "1"  # it really ran the original code
+    assert seen["out"]["t::copied_env"] == "2"  # an env= that keeps the bootstrap is followed
     unfollowed = seen["unfollowed"]
     # git cannot run the project's Python; a shell can.
     assert set(unfollowed) == {
