@@ -44,6 +44,7 @@ from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec
 EVIDENCE = "evidence"  # one line per marker or served module first seen in a process
 PROBLEMS = "problems"  # "test<TAB>why" per process that could not start guardcheck
 _COVERAGE_PREFIX = "cov-"
+STARTED = "started"  # "pid<TAB>test" per measured process: one without coverage is unfollowed
 _PROCESS_STARTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn"})
 _FORKS = frozenset({"os.fork", "os.forkpty"})
 _NO_BOOTSTRAP_FLAGS = {
@@ -128,6 +129,7 @@ def _measure(spec: FollowSpec) -> None:
     cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
     cov.start()
     test = os.environ.get(FOLLOW_TEST_ENV, "")
+    append_line(os.path.join(spec.out, STARTED), f"{os.getpid()}\t{test}")
     dump_coverage_at_exit(cov, spec.out, owner=None, context=lambda _: test)
 
 
@@ -169,6 +171,18 @@ def dump_coverage_at_exit(
             Path(target).write_text(text, encoding="utf-8")
 
     atexit.register(dump)
+    real_fork = os.fork
+
+    def fork_noted() -> int:
+        # A forked worker that never writes its coverage (SIGKILL, its own SIGTERM
+        # handler) must not pass for one that ran nothing: note that it exists.
+        pid = real_fork()
+        if pid == 0:
+            test = os.environ.get(FOLLOW_TEST_ENV, "")
+            append_line(os.path.join(out, STARTED), f"{os.getpid()}\t{test}")
+        return pid
+
+    os.fork = fork_noted
     real_exit = os._exit
 
     def exit_after_dump(code: int) -> None:
@@ -282,6 +296,11 @@ class Follower:
         for line in _lines(str(self.folder / PROBLEMS)):
             test, _, why = line.partition("\t")
             found.setdefault(test, why)
+        for line in _lines(str(self.folder / STARTED)):
+            pid, _, test = line.partition("\t")
+            if not (self.folder / f"{_COVERAGE_PREFIX}{pid}.json").exists():
+                why = f"a process it started (pid {pid}) ended without writing its coverage"
+                found.setdefault(test, why)
         return found
 
     def coverage(self) -> Iterator[tuple[str, dict[str, list[str]]]]:

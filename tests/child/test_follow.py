@@ -151,3 +151,39 @@ def test_a_test_that_starts_processes_only_against_the_mutant_is_reported(tmp_pa
     assert json.loads(done.stdout) == {
         "t::new": "started a process, unlike in the baseline, so it was not followed"
     }
+
+
+BASELINE_DRIVER = """
+import json, os, subprocess, sys
+from pathlib import Path
+from guardcheck.child.bootstrap import write_bootstrap
+from guardcheck.child.follow import Follower
+
+here = Path(sys.argv[1])
+follower = Follower.for_baseline(here / "follow", write_bootstrap(here / "boot"), [str(here)])
+follower.enter()
+follower.test_starting("t::normal")
+subprocess.run([sys.executable, "-c", "import m; m.f()"], cwd=here, check=True)
+follower.test_starting("t::killed")
+kill = "import m, os, signal; m.f(); os.kill(os.getpid(), signal.SIGKILL)"
+subprocess.run([sys.executable, "-c", kill], cwd=here, check=False)
+lines = {os.path.basename(f): l for f, l in follower.coverage() if f.endswith("m.py")}
+print(json.dumps({"lines": lines, "unfollowed": follower.unfollowed()}))
+"""
+
+
+def test_baseline_subprocess_lines_go_to_their_test_and_a_lost_process_is_unfollowed(tmp_path):
+    """Issue 8 §A5 point 1: lines run in a subprocess belong to the test that started it;
+    one killed before it could write its coverage must not pass for one that ran nothing."""
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", BASELINE_DRIVER, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["lines"] == {"m.py": {"1": ["t::normal"], "2": ["t::normal"]}}
+    assert list(seen["unfollowed"]) == ["t::killed"]
+    assert "ended without writing its coverage" in seen["unfollowed"]["t::killed"]
