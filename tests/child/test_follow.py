@@ -33,17 +33,9 @@ def run(test, command, **kwargs):
 """
 
 
-def drive(tmp_path: Path, body: str) -> dict:
-    """DRIVER + body in a fresh interpreter: its `out`, and what the Follower saw."""
+def run_driver(tmp_path: Path, script: str) -> dict:
+    """`script` in a fresh interpreter beside a module m.py (`f()` returns 1); its last line."""
     (tmp_path / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    script = (
-        DRIVER
-        + textwrap.dedent(body)
-        + (
-            "\nprint(json.dumps({'out': out, 'unfollowed': follower.unfollowed(),"
-            " 'evidence': follower.evidence()}))\n"
-        )
-    )
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path)],
         capture_output=True,
@@ -52,6 +44,15 @@ def drive(tmp_path: Path, body: str) -> dict:
         check=True,
     )
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def drive(tmp_path: Path, body: str) -> dict:
+    """DRIVER + body in a fresh interpreter: its `out`, and what the Follower saw."""
+    report = (
+        "\nprint(json.dumps({'out': out, 'unfollowed': follower.unfollowed(),"
+        " 'evidence': follower.evidence()}))\n"
+    )
+    return run_driver(tmp_path, DRIVER + textwrap.dedent(body) + report)
 
 
 def test_a_python_subprocess_imports_the_served_mutant_and_reports_evidence(tmp_path):
@@ -175,15 +176,7 @@ print(json.dumps({"lines": lines, "unfollowed": follower.unfollowed()}))
 def test_baseline_subprocess_lines_go_to_their_test_and_a_lost_process_is_unfollowed(tmp_path):
     """Issue 8 §A5 point 1: lines run in a subprocess belong to the test that started it;
     one killed before it could write its coverage must not pass for one that ran nothing."""
-    (tmp_path / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", BASELINE_DRIVER, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    seen = json.loads(done.stdout.splitlines()[-1])
+    seen = run_driver(tmp_path, BASELINE_DRIVER)
     assert seen["lines"] == {"m.py": {"1": ["t::normal"], "2": ["t::normal"]}}
     assert list(seen["unfollowed"]) == ["t::killed"]
     assert "ended without writing its coverage" in seen["unfollowed"]["t::killed"]
