@@ -39,6 +39,12 @@ def main() -> None:
     parser.add_argument("old", type=Path, help="checkout of the revision to compare against")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        help="an argument for both checkouts' runs, e.g. --arg=--no-cache",
+    )
+    parser.add_argument(
         "--new-arg",
         action="append",
         default=[],
@@ -47,8 +53,8 @@ def main() -> None:
     args = parser.parse_args()
     times: dict[str, list[float]] = {"old": [], "new": []}
     for round_ in range(1, args.rounds + 1):
-        times["old"].append(timed_run(args.old.resolve(), []))
-        times["new"].append(timed_run(NEW, args.new_arg))
+        times["old"].append(timed_run(args.old.resolve(), args.arg))
+        times["new"].append(timed_run(NEW, [*args.arg, *args.new_arg]))
         print(f"round {round_}: old {times['old'][-1]:.2f} s, new {times['new'][-1]:.2f} s")
     old, new = statistics.median(times["old"]), statistics.median(times["new"])
     print(

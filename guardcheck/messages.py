@@ -26,6 +26,10 @@ from guardcheck.model import TestOutcome, TestResult
 HOST_ENV = "GUARDCHECK_HOST"  # JSON HostConfig for `-p guardcheck.child.host`
 FRESH_ENV = "GUARDCHECK_FRESH"  # path of a FreshSpec file for `-p guardcheck.child.freshrun`
 MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled in by the lab
+# The processes a child's tests start (guardcheck/child/follow.py): the FollowSpec file they
+# read, and the node id of the test that started them (their coverage context).
+FOLLOW_ENV = "GUARDCHECK_FOLLOW"
+FOLLOW_TEST_ENV = "GUARDCHECK_FOLLOW_TEST"
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,17 @@ class FreshSpec:
     matrix: bool
     results: str  # file the run appends TestStarted and ChildReport lines to
     hold: list[str] = field(default_factory=list)  # run all of these before stopping early
+
+
+@dataclass(frozen=True)
+class FollowSpec:
+    """What every Python process a child's tests start does, read by its bootstrap."""
+
+    mode: str  # "baseline": measure coverage; "mutant": serve the mutated modules
+    out: str  # folder they write coverage, evidence and problems into
+    source: list[str] = field(default_factory=list)  # baseline: folders coverage measures
+    trees: dict[str, str] = field(default_factory=dict)  # real path -> b64 marshalled code
+    texts: dict[str, str] = field(default_factory=dict)  # real path -> mutated source text
 
 
 # --- framed messages --------------------------------------------------------------------
@@ -157,6 +172,9 @@ class ChildReport:
     log: str = ""
     timing: dict[str, float] = field(default_factory=dict)
     crash: str | None = None  # the child raised instead of reporting normally
+    # test node id ("" outside any test) -> why a process it started could not be followed
+    unfollowed: dict[str, str] = field(default_factory=dict)
+    spawners: list[str] = field(default_factory=list)  # baseline: tests that started processes
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from guardcheck import messages
+from guardcheck.child.bootstrap import write_bootstrap
+from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder
 
@@ -29,17 +31,34 @@ def _load() -> messages.FreshSpec | None:
     return messages.fresh_spec(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
+def _follow(spec: messages.FreshSpec, served: ServedModules) -> Follower:
+    """The tests' subprocesses are served the mutated text too; forked workers report to a file."""
+    folder = Path(spec.results).parent
+    texts = {os.path.realpath(f.filename): f.mutated for f in spec.files}
+    follower = Follower.for_mutant(folder / "follow", write_bootstrap(folder / "boot"), texts=texts)
+    follower.enter()
+
+    def report_to_file() -> None:
+        served.on_exec = lambda real: append_line(follower.evidence_file, f"served {real}")
+
+    os.register_at_fork(after_in_child=report_to_file)
+    return follower
+
+
 _spec = _load()
 _served: ServedModules | None = None
+_follower: Follower | None = None
 if _spec is not None:
     _served = ServedModules({os.path.realpath(f.filename): f.mutated for f in _spec.files})
     _served.install()
+    _follower = _follow(_spec, _served)
 
 
 class FreshRun:
-    def __init__(self, spec: messages.FreshSpec, served: ServedModules) -> None:
+    def __init__(self, spec: messages.FreshSpec, served: ServedModules, follower: Follower) -> None:
         self.spec = spec
         self.served = served
+        self.follower = follower
         self.recorder = Recorder(on_failure=self._on_failure)
         self.session: pytest.Session | None = None
         self.collect_errors: list[str] = []
@@ -60,7 +79,8 @@ class FreshRun:
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         result = self.recorder.result(nodeid)
         if result is not None:  # as it comes: a timeout later on must not discard a kill
-            messages.send(self.out, messages.TestFinished(result, bool(self.served.executed)))
+            evidence = bool(self.served.executed) or self.follower.has_evidence()
+            messages.send(self.out, messages.TestFinished(result, evidence))
         self.waiting.discard(nodeid)
         self._maybe_stop()
 
@@ -88,6 +108,7 @@ class FreshRun:
         items[:] = keep
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self.follower.test_starting(nodeid)
         messages.send(self.out, messages.TestStarted(nodeid))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -96,17 +117,18 @@ class FreshRun:
             log.append("not collected in the mutated session: " + ", ".join(self.missing))
         report = messages.ChildReport(
             tests=self.recorder.results(),
-            evidence=self.served.executed,
+            evidence=[*self.served.executed, *self.follower.evidence()],
             collect_errors=self.collect_errors,
             log="\n".join(log),
+            unfollowed=self.follower.unfollowed(),
         )
         messages.send(self.out, report)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if _spec is None or _served is None:
+    if _spec is None or _served is None or _follower is None:
         return
-    run = FreshRun(_spec, _served)
+    run = FreshRun(_spec, _served, _follower)
     config.pluginmanager.register(OneLineReports(), "guardcheck-one-line-reports")
     config.pluginmanager.register(run.recorder, "guardcheck-recorder")
     config.pluginmanager.register(run, "guardcheck-freshrun")

@@ -38,7 +38,9 @@ from _pytest.capture import MultiCapture
 
 from guardcheck import messages
 from guardcheck.child import workdirs
+from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
 from guardcheck.child.procs import (
@@ -169,6 +171,8 @@ class Host:
         self.stopping = False
         self.lab_said_stop = False  # the lab stops us on purpose, and cleans up itself
         self.pid = os.getpid()
+        self.boot = self.scratch / "boot"  # the followed processes' sitecustomize (_prepare)
+        self.spawners: frozenset[str] = frozenset()  # tests that started processes (baseline)
 
     # -- the lab's side --------------------------------------------------------
 
@@ -207,6 +211,7 @@ class Host:
             plugins.register(SilentReporter(reporter), "terminalreporter")
         plugins.register(OneLineReports(), "guardcheck-one-line-reports")
         plugins.register(self.recorder, "guardcheck-recorder")
+        write_bootstrap(self.boot)
 
     def _on_control(self) -> None:
         try:
@@ -277,12 +282,17 @@ class Host:
         cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
         items = list(self.items.values())
         announce = _announcer(out)
+        follower = Follower.for_baseline(self._follow_folder(), self.boot, self.source)
+        follower.enter()
 
         def before(item: pytest.Item) -> None:
             announce(item)
+            follower.test_starting(item.nodeid)
             cov.switch_context(item.nodeid)
 
         cov.start()
+        # Forked workers carry this tracer on: they write what they saw as they end.
+        dump_coverage_at_exit(cov, str(follower.folder), owner=os.getpid(), context=str)
         try:
             results = run_items(self.session, items, self.recorder, bail=False, before=before)
         finally:
@@ -296,7 +306,14 @@ class Host:
                 str(line): [index[c] for c in contexts if c in index]
                 for line, contexts in by_line.items()
             }
-        report = messages.ChildReport(tests=results, coverage=coverage, log=self._log())
+        _merge_followed(coverage, follower, index)
+        report = messages.ChildReport(
+            tests=results,
+            coverage=coverage,
+            log=self._log(),
+            unfollowed=follower.unfollowed(),
+            spawners=follower.spawners(),
+        )
         messages.send(out, report)
 
     def _rerun_main(self, out: int, child: Child) -> None:
@@ -335,30 +352,54 @@ class Host:
             self._enter_scratch(child)
             _stop_tracing()
             items = [self.items[n] for n in message.tests if n in self.items]
+            follower = self._mutant_follower(message)
             timing["ready"] = time.perf_counter()
             bail = not message.matrix
             hold = frozenset(message.hold)  # named killers: each must run, and fail
+            announce = _announcer(out)
+
+            def before(item: pytest.Item) -> None:
+                announce(item)
+                follower.test_starting(item.nodeid)
 
             def after(result: TestResult) -> None:
                 # Each result as it comes: a timeout later on must not discard a kill.
-                messages.send(out, messages.TestFinished(result, bool(seen)))
+                evidence = bool(seen) or follower.has_evidence()
+                messages.send(out, messages.TestFinished(result, evidence))
 
             results = run_items(
                 self.session,
                 items,
                 self.recorder,
                 bail=bail,
-                before=_announcer(out),
+                before=before,
                 hold=hold,
                 after=after,
             )
             timing["tested"] = time.perf_counter()
             report = messages.ChildReport(
-                tests=results, evidence=sorted(seen), log=self._log(notes), timing=timing
+                tests=results,
+                evidence=[*sorted(seen), *follower.evidence()],
+                log=self._log(notes),
+                timing=timing,
+                unfollowed=follower.unfollowed(),
             )
             messages.send(out, report)
 
         return main
+
+    def _follow_folder(self) -> Path:
+        return self.scratch / "follow" / str(os.getpid())
+
+    def _mutant_follower(self, message: messages.RunMutant) -> Follower | StartWatch:
+        """The tests' subprocesses import the mutated tree; forked workers inherit the swap."""
+        if self.spawners.isdisjoint(message.tests):
+            return StartWatch()  # nothing to follow: no spec file to write
+        trees = {os.path.realpath(f.filename): f.tree for f in message.files}
+        follower = Follower.for_mutant(self._follow_folder(), self.boot, trees=trees)
+        follower.enter()
+        follower.mark_in_forks()
+        return follower
 
     def _step(self) -> None:
         for key, _ in self.selector.select(self._wait()):
@@ -406,6 +447,8 @@ class Host:
             elif isinstance(message, messages.ChildReport):
                 message.timing.update(fork=child.forking, got=time.perf_counter())
                 child.result = message
+                if child.key == -1:  # the baseline under coverage: who starts processes
+                    self.spawners = frozenset(message.spawners)
 
     def _drain(self, child: Child) -> None:
         """Read whatever a dead child left in its pipe (its result may be there)."""
@@ -534,6 +577,17 @@ class SilentReporter:
         if name.startswith("pytest_"):  # never a hook, whoever looks
             raise AttributeError(name)
         return getattr(self._reporter, name)
+
+
+def _merge_followed(
+    coverage: dict[str, dict[str, list[int]]], follower: Follower, index: dict[str, int]
+) -> None:
+    """Lines the tests' subprocesses and workers ran, under the test that started them."""
+    for filename, by_line in follower.coverage():
+        lines = coverage.setdefault(filename, {})
+        for line, nodeids in by_line.items():
+            known = {index[n] for n in nodeids if n in index}
+            lines[line] = sorted(known.union(lines.get(line, [])))
 
 
 def _announcer(out: int) -> Callable[[pytest.Item], None]:

@@ -31,7 +31,7 @@ class ServedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         on_exec: Callable[[str], None] | None = None,
     ) -> None:
         self._modules = modules
-        self._on_exec = on_exec
+        self.on_exec = on_exec  # settable: a forked worker reports to a file instead
         self._names: dict[str, str] = {}  # module name -> real path
         self._searching = False
         self.executed: list[str] = []  # real paths whose served code ran
@@ -81,8 +81,8 @@ class ServedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         else:
             code = served
         self.executed.append(real)
-        if self._on_exec is not None:
-            self._on_exec(real)
+        if self.on_exec is not None:
+            self.on_exec(real)
         exec(code, module.__dict__)
 
     def get_source(self, fullname: str) -> str | None:

@@ -129,3 +129,20 @@ def coverage_map(
             nodeids = {tests[i] for i in indices if i < len(tests)}
             lines[int(line)] = lines.get(int(line), frozenset()) | nodeids
     return coverage
+
+
+def unfollowed_tests(runs: Sequence[messages.ChildEnded]) -> dict[str, str]:
+    """Tests that started a process guardcheck could not follow -> why, as selection reasons.
+
+    Such a process may run any of the project's code unmeasured, and a mutant
+    unmutated, so these tests are selected for every mutant, and a run of them
+    that passes proves nothing (processes.outcome_of).
+    """
+    report = runs[0].report if runs else None
+    if report is None:
+        return {}
+    return {
+        test: f"started a process guardcheck cannot follow ({why}): it may run any code"
+        for test, why in report.unfollowed.items()
+        if test
+    }

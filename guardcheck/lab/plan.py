@@ -154,6 +154,7 @@ def plan_mutant(
     whole_file: bool = False,
     timeout_factor: float = 2.0,
     timeout_constant: float = 5.0,
+    unfollowed: Mapping[str, str] | None = None,
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first.
 
@@ -163,10 +164,14 @@ def plan_mutant(
 
     `whole_file` is for module-level or class-body changes (run in a fresh
     interpreter): such lines run at import, outside any test's context.
+    `unfollowed` (node id -> reason) are tests whose processes coverage could
+    not see into: they are selected whatever the coverage says.
     """
     order = {test.nodeid: index for index, test in enumerate(baseline)}
     duration = {test.nodeid: test.duration for test in baseline}
     covering, missing = _covering_tests(mutant, coverage, whole_file, baseline)
+    for nodeid, reason in (unfollowed or {}).items():
+        covering.setdefault(nodeid, reason)
     covering = {n: r for n, r in covering.items() if n in order}
     # Declared order first; a class or an unparametrized name expands to its collected ids.
     named = list(dict.fromkeys(_expand(mutant.named_killers, order)))

@@ -32,7 +32,8 @@ from guardcheck.child.procs import (
 )
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
-from guardcheck.model import ChildOutcome
+from guardcheck.lab.verdict import unfollowed_error
+from guardcheck.model import ChildOutcome, TestOutcome
 from guardcheck.options import RunOptions
 
 # Set inside a git hook, these would point the tests' git at the user's repository
@@ -87,12 +88,16 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
     if report.collect_errors and not report.tests:
         crash = f"collection aborted: {report.collect_errors[0]}"
     interrupted = crash or ended.timed_out is not None
+    failed = any(t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) for t in report.tests)
+    unsure = report.unfollowed and not (ended.baseline or interrupted or failed)
     return ChildOutcome(
         tests=tuple(report.tests),
         evidence=bool(report.evidence),
         timed_out=ended.timed_out,
         crash=crash,
         current=ended.current if interrupted else None,
+        # A kill stands (its control run confirms it); a pass may not be the mutant's.
+        error=unfollowed_error(report.unfollowed) if unsure else None,
     )
 
 

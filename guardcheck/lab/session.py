@@ -33,7 +33,7 @@ from types import TracebackType
 
 from guardcheck import messages
 from guardcheck.child import procs, workdirs
-from guardcheck.lab.baseline import BaselineFailed, judge_baseline
+from guardcheck.lab.baseline import BaselineFailed, judge_baseline, unfollowed_tests
 from guardcheck.lab.classify import Activation, Unviable, after_collection, classify
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.processes import HostDied, HostInfo, HostProcess
@@ -54,6 +54,7 @@ class LabSession:
         self.scheduler: Scheduler | None = None
         self.activations: list[Activation | str] = []
         self.interrupted = False
+        self.unfollowed: dict[str, str] = {}  # baseline tests whose processes went unseen
         self._launched = 0.0
         self._spare: frozenset[int] = frozenset()
 
@@ -133,6 +134,7 @@ class LabSession:
             ]
             ended = [m for m in runs if isinstance(m, messages.ChildEnded)]
             baseline, coverage = judge_baseline(ended, self.info.paths, self.options.root)
+            self.unfollowed = unfollowed_tests(ended)
             report.baseline = baseline
             # Wall time: starting pytest, collecting, the tests under coverage (and reruns).
             report.baseline_seconds = time.perf_counter() - self._launched
@@ -178,6 +180,7 @@ class LabSession:
             whole_file=activation.mode is ExecutionPath.FRESH,
             timeout_factor=self.options.timeout_factor,
             timeout_constant=self.options.timeout_constant,
+            unfollowed=self.unfollowed,
         )
         if isinstance(plan, EarlyResult):
             result = MutantResult(

@@ -168,3 +168,12 @@ def confirm(
                 "(order-dependent test?)"
             )
     return status, reason
+
+
+def unfollowed_error(unfollowed: dict[str, str]) -> str:
+    """Why a run whose tests started processes guardcheck could not follow proves nothing."""
+    shown = "; ".join(f"{test or '(outside a test)'} {why}" for test, why in unfollowed.items())
+    return (
+        f"the tests passed, but {shown}: the mutant may have run unmutated there, so a "
+        "pass proves nothing"
+    )

@@ -7,6 +7,8 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 
 from __future__ import annotations
 
+from guardcheck import messages
+from guardcheck.lab.processes import outcome_of
 from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
     ChildOutcome,
@@ -322,3 +324,30 @@ def test_a_survivor_that_ran_its_whole_selection_stays_survived():
 def test_a_kill_is_not_questioned_for_the_tests_it_stopped_before():
     ran = outcome(("t.py::a", FAIL))
     assert unrun_selection(Status.CAUGHT, "r", ["t.py::a", "t.py::b"], ran) == (Status.CAUGHT, "r")
+
+
+# -- processes the tests started that guardcheck could not follow (issue 8 §A5) ---------
+
+
+def _ended(*tests: tuple[str, TestOutcome], unfollowed: dict[str, str]) -> ChildOutcome:
+    results = [TestResult(n, o, 0.01, "boom" if o is not PASS else "") for n, o in tests]
+    report = messages.ChildReport(tests=results, evidence=["f"], unfollowed=unfollowed)
+    return outcome_of(messages.ChildEnded(False, 1, report, None))
+
+
+def test_a_pass_next_to_an_unfollowed_process_is_an_error_naming_it():
+    """Issue 8 §A5 point 4: `python -S` in a test ran the original code; a pass proves
+    nothing, even with evidence from the test's own process."""
+    why = "started `python -S -c ...`: Python with -S (no site) cannot load the bootstrap"
+    status, reason = decide(UNNAMED, _ended(("t.py::a", PASS), unfollowed={"t.py::a": why}))
+    assert status is Status.ERROR
+    assert why in reason
+    assert "proves nothing" in reason
+
+
+def test_a_kill_next_to_an_unfollowed_process_still_counts():
+    """The failing test is the mutant's doing (the control run confirms it), whatever
+    another process ran."""
+    ended = _ended(("t.py::a", FAIL), unfollowed={"t.py::a": "started `python -I`"})
+    assert decide(UNNAMED, ended)[0] is Status.CAUGHT
+    assert needs_control(ended)
