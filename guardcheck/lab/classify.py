@@ -8,7 +8,9 @@ default values, comprehensions outside functions) cannot, so those mutants go
 to a fresh interpreter. The mutated tree shipped to the child is compiled with
 an evidence marker, `__guardcheck_seen__("qualname")`, as the first statement
 of every changed function (same line number, so tracebacks are unchanged):
-a mutant may only survive if a marker fired.
+a mutant may only survive if a marker fired. A function that merely stops
+referencing an enclosing variable (mutmut's `replace host with None`) gets a
+dead `if False: host` so its free variables, and so its swap, stay possible.
 
 Child side (`activate`): find the live function objects (an index of
 `gc.get_objects()` built once in the host before forking), set their
@@ -22,7 +24,7 @@ import base64
 import marshal
 import types
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from guardcheck import messages
@@ -118,6 +120,9 @@ class _Diff:
     functions: dict[Path_, types.CodeType]  # every function (def/lambda) of the original
     kinds: dict[Path_, str]
     problem: str | None = None
+    # Functions that no longer reference some enclosing variables (`host` -> `None`):
+    # (first line, name) -> the names, so the mutated code can keep its closure layout.
+    lost_freevars: dict[tuple[int, str], set[str]] = field(default_factory=dict)
 
 
 def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _Diff) -> None:
@@ -144,7 +149,11 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
                 "values are evaluated at import time)"
             )
         elif original.co_freevars != mutated.co_freevars:
-            diff.problem = diff.problem or f"closure variables of {where} changed"
+            if kind == "function" and set(mutated.co_freevars) < set(original.co_freevars):
+                lost = set(original.co_freevars) - set(mutated.co_freevars)
+                diff.lost_freevars[(mutated.co_firstlineno, mutated.co_name)] = lost
+            else:
+                diff.problem = diff.problem or f"closure variables of {where} changed"
         else:
             diff.changed[at] = mutated.co_qualname
     for index, (o, m) in enumerate(zip(inner_o, inner_m, strict=True)):
@@ -173,15 +182,42 @@ def _iter_codes(code: types.CodeType, at: Path_ = ()) -> Iterator[tuple[Path_, t
         yield from _iter_codes(inner, (*at, index))
 
 
-def _instrument(mutated: str, filename: str, marked: list[types.CodeType]) -> types.CodeType:
-    """Compile `mutated` with a marker call first in each function listed in `marked`."""
-    tree = ast.parse(mutated.removeprefix(BOM), filename)
-    wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
+def _defs(
+    tree: ast.Module,
+) -> Iterator[tuple[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every def with a body, keyed as its code object is: (co_firstlineno, co_name)."""
     for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or not node.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            yield (first, node.name), node
+
+
+def _keep_free_variables(tree: ast.Module, lost: dict[tuple[int, str], set[str]]) -> None:
+    """Append `if False: name` to each def that stopped referencing enclosing variables.
+
+    A live function's `__code__` only takes code with the same free variables, and
+    the enclosing function's cells follow its closures' references. The compiler
+    emits no bytecode for the dead block, but its symbol table still sees the
+    names, so the mutated code keeps the original's co_freevars/co_cellvars and
+    runs exactly the mutated statements.
+    """
+    for key, node in _defs(tree):
+        names = lost.get(key)
+        if not names:
             continue
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        qualname = wanted.pop((first, node.name), None)
+        anchor = node.body[-1]
+        refs = [ast.Expr(ast.Name(name, ast.Load())) for name in sorted(names)]
+        dead = ast.If(ast.Constant(False), refs, [])
+        for node_ in ast.walk(dead):
+            ast.copy_location(node_, anchor)
+        node.body.append(dead)
+
+
+def _instrument(tree: ast.Module, filename: str, marked: list[types.CodeType]) -> types.CodeType:
+    """Compile `tree` with a marker call first in each function listed in `marked`."""
+    wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
+    for key, node in list(_defs(tree)):
+        qualname = wanted.pop(key, None)
         if qualname is None:
             continue
         body = node.body
@@ -202,14 +238,28 @@ def _instrument(mutated: str, filename: str, marked: list[types.CodeType]) -> ty
     return compile(tree, filename, "exec", dont_inherit=True)
 
 
+def _diff(original: types.CodeType, mutated: types.CodeType) -> _Diff:
+    diff = _Diff({}, {}, {})
+    _walk(original, mutated, (), diff)
+    return diff
+
+
 def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileActivation | str:
     filename = str(root / path)
     tree_o = _compile(original, filename, "original")
     tree_m = _compile(mutated, filename, "mutated text")
-    diff = _Diff({}, {}, {})
-    _walk(tree_o, tree_m, (), diff)
+    diff = _diff(tree_o, tree_m)
     if diff.problem:
         return f"{path}: {diff.problem}"
+    syntax = ast.parse(mutated.removeprefix(BOM), filename)
+    if diff.lost_freevars:
+        _keep_free_variables(syntax, diff.lost_freevars)
+        tree_m = compile(syntax, filename, "exec", dont_inherit=True)
+        kept = _diff(tree_o, tree_m)
+        if kept.problem or kept.lost_freevars:  # a genuinely new free variable, or a lambda's
+            names = ", ".join(sorted({n for names in diff.lost_freevars.values() for n in names}))
+            return f"{path}: closure variables changed ({names} no longer referenced)"
+        diff = kept
     defs: list[Path_] = []
     for at, qualname in diff.changed.items():
         nearest = _nearest_def(at, diff.kinds)
@@ -218,7 +268,7 @@ def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileAc
             return f"{path}: {qualname} is a lambda or comprehension outside any def"
         defs.append(nearest)
     marked = [code_at(tree_m, at) for at in dict.fromkeys(defs)]
-    instrumented = _instrument(mutated, filename, marked)
+    instrumented = _instrument(syntax, filename, marked)
     shape = [(at, c.co_qualname) for at, c in _iter_codes(tree_m)]
     if shape != [(at, c.co_qualname) for at, c in _iter_codes(instrumented)]:
         raise Unviable(f"{path}: instrumenting changed the code structure")  # pragma: no cover

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import builtins
 import importlib
+import marshal
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from guardcheck.child.codeswap import (
     ActivationError,
     LiveFunctions,
     activate,
+    code_at,
     install_marker,
 )
 from guardcheck.lab.classify import Unviable, classify
@@ -203,3 +206,73 @@ def test_a_module_imported_after_activation_is_served_mutated_from_memory(tmp_pa
         sys.path.remove(str(tmp_path))
         sys.modules.pop("pkg_mod", None)
         delattr(builtins, MARKER)
+
+
+CLOSURES = textwrap.dedent(
+    """\
+    def field(name, default=None):
+        def getter(host):
+            return host.get(name, default)
+
+        def setter(host, value):
+            host[name] = value
+
+        return getter, setter
+
+
+    GET, SET = field("size")
+    """
+)
+
+
+def test_dropping_closure_references_keeps_the_closure_layout_and_the_fork_path(tmp_path):
+    """Issue 10, cause 1: `replace ... with None` in a closure used to need a fresh run."""
+    activation = classify(
+        mutant("return host.get(name, default)", "return None", CLOSURES), tmp_path
+    )
+    assert activation.mode is ExecutionPath.FORK, activation.why
+    (file,) = activation.files
+    tree = marshal.loads(base64.b64decode(file.to_message().tree))
+    original = compile(CLOSURES, str(tmp_path / "pkg_mod.py"), "exec")
+    for swap in file.swaps:
+        before, after = code_at(original, swap.at), code_at(tree, swap.at)
+        assert (after.co_freevars, after.co_cellvars) == (before.co_freevars, before.co_cellvars)
+    assert [s.qualname for s in file.swaps] == ["field", "field.<locals>.getter"]
+
+
+def test_a_closure_alive_since_import_runs_the_mutant_with_evidence(tmp_path):
+    """Issue 10, cause 1: the live closure is swapped, and only the mutated code runs."""
+    (tmp_path / "pkg_mod.py").write_text(CLOSURES, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        live = importlib.import_module("pkg_mod")
+        assert live.GET({"size": 3}) == 3
+        activation = classify(
+            mutant("return host.get(name, default)", "return None", CLOSURES), tmp_path
+        )
+        seen = install_marker()
+        applied = activate([f.to_message() for f in activation.files], LiveFunctions())
+        assert live.GET({"size": 3}) is None
+        assert seen == {"field.<locals>.getter"}
+        made_after = live.field("kind")[0]  # closures created after activation are mutated too
+        assert made_after({"kind": 1}) is None
+        applied.undo()
+        assert live.GET({"size": 3}) == 3
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        if hasattr(builtins, MARKER):
+            delattr(builtins, MARKER)
+
+
+@pytest.mark.parametrize(
+    ("find", "replace"),
+    [
+        ("return host.get(name, default)", "return getter"),  # a new free variable
+        ("host[name] = value", "name = value"),  # the name becomes the setter's own local
+    ],
+)
+def test_closure_layouts_that_cannot_be_kept_take_the_subprocess_path(tmp_path, find, replace):
+    activation = classify(mutant(find, replace, CLOSURES), tmp_path)
+    assert activation.mode is ExecutionPath.FRESH
+    assert "closure variables" in activation.why
