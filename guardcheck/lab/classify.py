@@ -132,7 +132,8 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
         diff.functions[at] = original
     inner_o, inner_m = nested(original), nested(mutated)
     where = mutated.co_qualname if at else "the module"
-    if [c.co_qualname for c in inner_o] != [c.co_qualname for c in inner_m]:
+    pairs = _pairs(inner_o, inner_m, removable=kind in ("function", "lambda"))
+    if pairs is None:
         diff.problem = diff.problem or (
             f"adds, removes or renames a function, class, lambda or comprehension in {where}"
         )
@@ -156,8 +157,34 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
                 diff.problem = diff.problem or f"closure variables of {where} changed"
         else:
             diff.changed[at] = mutated.co_qualname
-    for index, (o, m) in enumerate(zip(inner_o, inner_m, strict=True)):
+    for index, (o, m) in enumerate(pairs):  # index: the position in the mutated tree
         _walk(o, m, (*at, index), diff)
+
+
+def _pairs(
+    inner_o: list[types.CodeType], inner_m: list[types.CodeType], *, removable: bool
+) -> list[tuple[types.CodeType, types.CodeType]] | None:
+    """Each mutated nested code object with its original, or None when they do not match.
+
+    Inside a function a mutant may remove a comprehension (`replace [k for k in d]
+    with None`): its code is a constant of the function, made into a new object at
+    each call, so swapping the function's code is enough. Anything else removed,
+    added or renamed changes what exists at import time.
+    """
+    if [c.co_qualname for c in inner_o] == [c.co_qualname for c in inner_m]:
+        return list(zip(inner_o, inner_m, strict=True))
+    if not removable:
+        return None
+    pairs: list[tuple[types.CodeType, types.CodeType]] = []
+    rest = iter(inner_m)
+    wanted = next(rest, None)
+    for code in inner_o:
+        if wanted is not None and code.co_qualname == wanted.co_qualname:
+            pairs.append((code, wanted))
+            wanted = next(rest, None)
+        elif code.co_name not in _COMPREHENSIONS:
+            return None
+    return pairs if wanted is None else None
 
 
 def _compile(source: str, filename: str, what: str) -> types.CodeType:

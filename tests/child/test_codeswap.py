@@ -87,6 +87,9 @@ def mutant(find: str, replace: str, source: str = SOURCE) -> Mutant:
         ("return cls.sides", "return cls.sides + 1"),  # classmethod
         ("return fn(*args)", "return fn(*args[:1])"),  # decorator's wrapper, alive since import
         ("return y + LIMIT", "return y - LIMIT"),  # closure
+        # Issue 10: a comprehension removed from a method is made at each call, never
+        # alive since import, so swapping the method's code covers it.
+        ("return [i * x for i in range(2)]", "return None"),
     ],
 )
 def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, replace):
@@ -104,6 +107,7 @@ def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, repla
         ("import functools", "import functools as ft\nfunctools = ft", "module-level"),
         ("lambda v: v + 1", "lambda v: v + 2", "lambda or comprehension outside any def"),
         ("return y + LIMIT", "return y + len(inner.__name__)", "closure variables"),
+        ("key=lambda v: -v", "key=None", "removes or renames"),  # a lambda may be alive
     ],
 )
 def test_import_time_changes_take_the_subprocess_path(tmp_path, find, replace, why):
@@ -153,6 +157,7 @@ def test_swapping_reaches_methods_wrappers_and_closures_alive_before_it(tmp_path
         ("return [i * x", "return [i + x", lambda m: m.Shape().area(3), [0, 3], [3, 4]),
         ("-v)", "v)", lambda m: m.Shape.rank([1, 3, 2]), [3, 2, 1], [1, 2, 3]),
         ("cls.sides\n", "cls.sides * 2\n", lambda m: m.Shape.make(), 4, 8),
+        ("[i * x for i in range(2)]", "None", lambda m: m.Shape().area(3), [0, 3], None),
         ("return y + LIMIT", "return y - LIMIT", lambda m: m.INNER(10), 13, 7),
     ]
     for find, replace, call, before, after in cases:
