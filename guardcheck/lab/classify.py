@@ -19,8 +19,8 @@ Child side (`activate`): find the live function objects (an index of
 
 from __future__ import annotations
 
-import ast
 import base64
+import functools
 import marshal
 import types
 from collections.abc import Iterator
@@ -29,7 +29,13 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
-from guardcheck.messages import MARKER
+from guardcheck.lab.instrument import (
+    NoPlaceForMarker,
+    instrument,
+    keep_free_variables,
+    recompile,
+    touched_part,
+)
 from guardcheck.model import ExecutionPath, Mutant
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
@@ -187,6 +193,12 @@ def _pairs(
     return pairs if wanted is None else None
 
 
+@functools.lru_cache(maxsize=8)
+def _compile_original(source: str, filename: str) -> types.CodeType:
+    # Every mutant of a file diffs against the same original: compile it once.
+    return _compile(source, filename, "original")
+
+
 def _compile(source: str, filename: str, what: str) -> types.CodeType:
     try:
         # A UTF-8 BOM stays in the text (apply writes it back); the compiler wants it gone.
@@ -209,62 +221,6 @@ def _iter_codes(code: types.CodeType, at: Path_ = ()) -> Iterator[tuple[Path_, t
         yield from _iter_codes(inner, (*at, index))
 
 
-def _defs(
-    tree: ast.Module,
-) -> Iterator[tuple[tuple[int, str], ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """Every def with a body, keyed as its code object is: (co_firstlineno, co_name)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            yield (first, node.name), node
-
-
-def _keep_free_variables(tree: ast.Module, lost: dict[tuple[int, str], set[str]]) -> None:
-    """Append `if False: name` to each def that stopped referencing enclosing variables.
-
-    A live function's `__code__` only takes code with the same free variables, and
-    the enclosing function's cells follow its closures' references. The compiler
-    emits no bytecode for the dead block, but its symbol table still sees the
-    names, so the mutated code keeps the original's co_freevars/co_cellvars and
-    runs exactly the mutated statements.
-    """
-    for key, node in _defs(tree):
-        names = lost.get(key)
-        if not names:
-            continue
-        anchor = node.body[-1]
-        refs = [ast.Expr(ast.Name(name, ast.Load())) for name in sorted(names)]
-        dead = ast.If(ast.Constant(False), refs, [])
-        for node_ in ast.walk(dead):
-            ast.copy_location(node_, anchor)
-        node.body.append(dead)
-
-
-def _instrument(tree: ast.Module, filename: str, marked: list[types.CodeType]) -> types.CodeType:
-    """Compile `tree` with a marker call first in each function listed in `marked`."""
-    wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
-    for key, node in list(_defs(tree)):
-        qualname = wanted.pop(key, None)
-        if qualname is None:
-            continue
-        body = node.body
-        docstring = (
-            isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        )
-        anchor = body[1] if docstring and len(body) > 1 else body[0]
-        call = ast.Call(ast.Name(MARKER, ast.Load()), [ast.Constant(qualname)], [])
-        marker = ast.Expr(call)
-        for node_ in (marker, call, call.func, *call.args):
-            ast.copy_location(node_, anchor)
-            node_.end_lineno, node_.end_col_offset = anchor.lineno, anchor.col_offset
-        body.insert(1 if docstring else 0, marker)
-    if wanted:
-        raise Unviable(f"cannot place evidence markers in {', '.join(wanted.values())}")
-    return compile(tree, filename, "exec", dont_inherit=True)
-
-
 def _diff(original: types.CodeType, mutated: types.CodeType) -> _Diff:
     diff = _Diff({}, {}, {})
     _walk(original, mutated, (), diff)
@@ -273,20 +229,20 @@ def _diff(original: types.CodeType, mutated: types.CodeType) -> _Diff:
 
 def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileActivation | str:
     filename = str(root / path)
-    tree_o = _compile(original, filename, "original")
+    tree_o = _compile_original(original, filename)
     tree_m = _compile(mutated, filename, "mutated text")
     diff = _diff(tree_o, tree_m)
     if diff.problem:
         return f"{path}: {diff.problem}"
-    syntax = ast.parse(mutated.removeprefix(BOM), filename)
+    part = touched_part(original.removeprefix(BOM), mutated.removeprefix(BOM), filename, tree_m)
     if diff.lost_freevars:
-        _keep_free_variables(syntax, diff.lost_freevars)
-        tree_m = compile(syntax, filename, "exec", dont_inherit=True)
-        kept = _diff(tree_o, tree_m)
-        if kept.problem or kept.lost_freevars:  # a genuinely new free variable, or a lambda's
+        keep_free_variables(part.tree, diff.lost_freevars)
+        kept_tree = recompile(part, tree_m, filename)
+        kept = _diff(tree_o, kept_tree) if kept_tree is not None else None
+        if kept is None or kept.problem or kept.lost_freevars:  # e.g. a new free variable
             names = ", ".join(sorted({n for names in diff.lost_freevars.values() for n in names}))
             return f"{path}: closure variables changed ({names} no longer referenced)"
-        diff = kept
+        tree_m, diff = kept_tree, kept
     defs: list[Path_] = []
     for at, qualname in diff.changed.items():
         nearest = _nearest_def(at, diff.kinds)
@@ -295,7 +251,13 @@ def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileAc
             return f"{path}: {qualname} is a lambda or comprehension outside any def"
         defs.append(nearest)
     marked = [code_at(tree_m, at) for at in dict.fromkeys(defs)]
-    instrumented = _instrument(syntax, filename, marked)
+    try:
+        instrument(part, marked)
+    except NoPlaceForMarker as exc:
+        raise Unviable(f"cannot place evidence markers in {exc}") from None
+    instrumented = recompile(part, tree_m, filename)
+    if instrumented is None:  # pragma: no cover - the same part mapped for the diff
+        return f"{path}: the changed statements could not be compiled apart"
     shape = [(at, c.co_qualname) for at, c in _iter_codes(tree_m)]
     if shape != [(at, c.co_qualname) for at, c in _iter_codes(instrumented)]:
         raise Unviable(f"{path}: instrumenting changed the code structure")  # pragma: no cover
