@@ -156,7 +156,8 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
                 "values are evaluated at import time)"
             )
         elif original.co_freevars != mutated.co_freevars:
-            if kind == "function" and set(mutated.co_freevars) < set(original.co_freevars):
+            lambda_or_def = kind in ("function", "lambda")
+            if lambda_or_def and set(mutated.co_freevars) < set(original.co_freevars):
                 lost = set(original.co_freevars) - set(mutated.co_freevars)
                 diff.lost_freevars[(mutated.co_firstlineno, mutated.co_name)] = lost
             else:

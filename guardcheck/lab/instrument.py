@@ -48,13 +48,15 @@ def _defs(nodes: Iterable[ast.AST]) -> Iterator[tuple[DefKey, Def]]:
 
 
 def keep_free_variables(tree: ast.Module, lost: dict[DefKey, set[str]]) -> None:
-    """Append `if False: name` to each def that stopped referencing enclosing variables.
+    """Keep a dead reference to each enclosing variable a def or lambda stopped using.
 
     A live function's `__code__` only takes code with the same free variables, and
-    the enclosing function's cells follow its closures' references. The compiler
-    emits no bytecode for the dead block, but its symbol table still sees the
-    names, so the mutated code keeps the original's co_freevars/co_cellvars and
-    runs exactly the mutated statements.
+    the enclosing function's cells follow its closures' references. A def gets
+    `if False: name` appended, a lambda's body `X` becomes `X if True else (name,)`:
+    the compiler (3.11) emits no bytecode for either dead branch, but its symbol
+    table still sees the names, so the mutated code keeps the original's
+    co_freevars/co_cellvars and runs exactly the mutated code. Two lambdas on one
+    line cannot be told apart: neither is touched (the mutant stays fresh).
     """
     for key, node in _defs(tree.body):
         names = lost.get(key)
@@ -66,6 +68,21 @@ def keep_free_variables(tree: ast.Module, lost: dict[DefKey, set[str]]) -> None:
         for node_ in ast.walk(dead):
             ast.copy_location(node_, anchor)
         node.body.append(dead)
+    lambdas: dict[DefKey, list[ast.Lambda]] = {}
+    if any(name == "<lambda>" for _, name in lost):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                lambdas.setdefault((node.lineno, "<lambda>"), []).append(node)
+    for key, found in lambdas.items():
+        names = lost.get(key)
+        if not names or len(found) != 1:
+            continue
+        (node,) = found
+        refs = ast.Tuple([ast.Name(name, ast.Load()) for name in sorted(names)], ast.Load())
+        body = ast.IfExp(ast.Constant(True), node.body, refs)
+        for node_ in (body, body.test, refs, *refs.elts):
+            ast.copy_location(node_, node.body)
+        node.body = body
 
 
 def _add_marker(node: Def, qualname: str) -> None:

@@ -281,3 +281,52 @@ def test_closure_layouts_that_cannot_be_kept_take_the_subprocess_path(tmp_path, 
     activation = classify(mutant(find, replace, CLOSURES), tmp_path)
     assert activation.mode is ExecutionPath.FRESH
     assert "closure variables" in activation.why
+
+
+COUNTERS = textwrap.dedent(
+    """\
+    def counter():
+        hits = misses = 0
+
+        def bump():
+            nonlocal hits
+            hits += 1
+
+        info = lambda: (hits, misses)
+        return bump, info
+
+
+    BUMP, INFO = counter()
+    """
+)
+
+
+def test_a_lambda_alive_since_import_that_drops_a_reference_is_swapped(tmp_path):
+    """Issue 10, cause 1: cachetools' `cache_info = lambda: info(hits, misses)` mutants."""
+    (tmp_path / "pkg_mod.py").write_text(COUNTERS, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        live = importlib.import_module("pkg_mod")
+        activation = classify(mutant("(hits, misses)", "(hits, None)", COUNTERS), tmp_path)
+        assert activation.mode is ExecutionPath.FORK, activation.why
+        seen = install_marker()
+        applied = activate([f.to_message() for f in activation.files], LiveFunctions())
+        live.BUMP()
+        assert live.INFO() == (1, None)
+        assert seen == set()  # the marker is in counter(), which ran at import
+        applied.undo()
+        assert live.INFO() == (1, 0)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        if hasattr(builtins, MARKER):
+            delattr(builtins, MARKER)
+
+
+def test_two_lambdas_on_one_line_dropping_a_reference_stay_fresh(tmp_path):
+    source = COUNTERS.replace(
+        "info = lambda: (hits, misses)", "info = lambda: (hits, misses), lambda: 0"
+    )
+    activation = classify(mutant("(hits, misses)", "(hits, None)", source), tmp_path)
+    assert activation.mode is ExecutionPath.FRESH
+    assert "closure variables" in activation.why
