@@ -303,8 +303,13 @@ def mutmut_pyproject(project: Project) -> str:
 
 
 def prepare_mutmut_scratch(project: Project, scratch: Path) -> None:
-    """A fresh copy of the sources, the tests (with conftest/__init__ of the folders
-    above them) and a minimal pyproject; mutmut later adds mutants/ inside it."""
+    """A fresh copy of the sources, the tests (with the `__init__.py` of the folders
+    above them) and a minimal pyproject; mutmut later adds mutants/ inside it.
+
+    The conftest.py files of the folders above are not copied: tests/conftest.py is
+    guardcheck's own (its fixture-project helpers import tests/support/, which is not
+    copied, so mutmut's collection failed), and target_app's tests need only
+    tests/target_app/conftest.py, which is inside the copied folder."""
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir(parents=True)
@@ -314,13 +319,9 @@ def prepare_mutmut_scratch(project: Project, scratch: Path) -> None:
         for parent in rel.parents:
             if parent == Path("."):
                 continue
-            for name in ("conftest.py", "__init__.py"):
-                src = project.root / parent / name
-                if src.is_file() and not (scratch / parent / name).exists():
-                    shutil.copy2(src, scratch / parent / name)
-    for name in ("conftest.py",):
-        if (project.root / name).is_file():
-            shutil.copy2(project.root / name, scratch / name)
+            src = project.root / parent / "__init__.py"
+            if src.is_file() and not (scratch / parent / "__init__.py").exists():
+                shutil.copy2(src, scratch / parent / "__init__.py")
     (scratch / "pyproject.toml").write_text(mutmut_pyproject(project))
 
 

@@ -147,6 +147,11 @@ def scratch_copy(target: Target, scratch: Path) -> None:
         else:
             shutil.copy2(src, scratch / rel)
     (scratch / "pyproject.toml").write_text(pyproject(target))
+    # Its own (empty) repository, as a real project is: otherwise the scratch folder is
+    # inside this repo's git-ignored bench/work/, and guardcheck's private copy (what git
+    # sees, plus source and tests) leaves out the pyproject.toml, so pytest runs without
+    # its settings (target_app: no `pythonpath`, every mutant no-coverage).
+    subprocess.run(["git", "init", "-q", str(scratch)], check=True)
 
 
 # --------------------------------------------------------------------------- runs

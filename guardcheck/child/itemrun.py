@@ -14,11 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest._code.code import TracebackEntry
 from _pytest.capture import CaptureManager, MultiCapture, _get_multicapture
 from _pytest.outcomes import Exit, skip
 from _pytest.pathlib import bestrelpath
 from _pytest.reports import TestReport
 from _pytest.runner import CallInfo
+from _pytest.unittest import TestCaseFunction
+from _pytest.unittest import pytest_runtest_makereport as unittest_makereport
 
 from guardcheck.model import TestOutcome, TestResult
 
@@ -30,13 +33,14 @@ def one_line(excinfo: pytest.ExceptionInfo[BaseException], root: Path) -> str:
     """`path:line: ExceptionType: first line of the message` of the innermost frame.
 
     Frames with `__tracebackhide__` (pytest.fail, plugins' signal handlers such as
-    pytest-timeout's) are skipped, as pytest's own crash line does: the location is
-    where the test was, not where the failure was raised on its behalf.
+    pytest-timeout's) and unittest's assertion helpers are skipped, as pytest's own
+    crash line does: the location is where the test was, not where the failure was
+    raised on its behalf.
     """
     text = excinfo.exconly(tryshort=True).strip()
     first = text.splitlines()[0] if text else excinfo.typename
     entries = list(reversed(excinfo.traceback))
-    entry = next((e for e in entries if not e.ishidden(excinfo)), entries[0] if entries else None)
+    entry = next((e for e in entries if _shown(e, excinfo)), entries[0] if entries else None)
     if entry is None:
         return first
     try:
@@ -45,18 +49,28 @@ def one_line(excinfo: pytest.ExceptionInfo[BaseException], root: Path) -> str:
         return first
 
 
+def _shown(entry: TracebackEntry, excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
+    # unittest's own frames (assertEqual, fail) mark themselves with a `__unittest`
+    # global; unittest and pytest both leave them out so the test's line is named.
+    return not entry.ishidden(excinfo) and not entry.frame.f_globals.get("__unittest")
+
+
 class OneLineReports:
     """pytest plugin: failure reports whose longrepr is a single line."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: CallInfo[None]) -> Any:
+        if isinstance(item, TestCaseFunction):
+            # A unittest failure is not raised through `call`: the item keeps it, and
+            # pytest's unittest plugin moves it into call.excinfo in its own tryfirst
+            # makereport, which runs after this one. Do that move here (it pops, so the
+            # plugin's later call, when this returns None, finds nothing left to move).
+            unittest_makereport(item, call)
         excinfo = call.excinfo
         if excinfo is None or call.when == "collect":
             return None
         if isinstance(excinfo.value, skip.Exception | BaseExceptionGroup):
             return None  # skips keep pytest's own handling (their location matters)
-        if type(item).__name__ == "TestCaseFunction":
-            return None  # unittest items rewrite call.excinfo in a later hook
         sections = [(f"Captured {key} {when}", text) for when, key, text in item._report_sections]
         return TestReport(
             item.nodeid,

@@ -8,7 +8,9 @@ default values, comprehensions outside functions) cannot, so those mutants go
 to a fresh interpreter. The mutated tree shipped to the child is compiled with
 an evidence marker, `__guardcheck_seen__("qualname")`, as the first statement
 of every changed function (same line number, so tracebacks are unchanged):
-a mutant may only survive if a marker fired.
+a mutant may only survive if a marker fired. A function that merely stops
+referencing an enclosing variable (mutmut's `replace host with None`) gets a
+dead `if False: host` so its free variables, and so its swap, stay possible.
 
 Child side (`activate`): find the live function objects (an index of
 `gc.get_objects()` built once in the host before forking), set their
@@ -17,17 +19,23 @@ Child side (`activate`): find the live function objects (an index of
 
 from __future__ import annotations
 
-import ast
 import base64
+import functools
 import marshal
 import types
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
-from guardcheck.messages import MARKER
+from guardcheck.lab.instrument import (
+    NoPlaceForMarker,
+    instrument,
+    keep_free_variables,
+    recompile,
+    touched_part,
+)
 from guardcheck.model import ExecutionPath, Mutant
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
@@ -120,6 +128,9 @@ class _Diff:
     functions: dict[Path_, types.CodeType]  # every function (def/lambda) of the original
     kinds: dict[Path_, str]
     problem: str | None = None
+    # Functions that no longer reference some enclosing variables (`host` -> `None`):
+    # (first line, name) -> the names, so the mutated code can keep its closure layout.
+    lost_freevars: dict[tuple[int, str], set[str]] = field(default_factory=dict)
 
 
 def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _Diff) -> None:
@@ -129,7 +140,8 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
         diff.functions[at] = original
     inner_o, inner_m = nested(original), nested(mutated)
     where = mutated.co_qualname if at else "the module"
-    if [c.co_qualname for c in inner_o] != [c.co_qualname for c in inner_m]:
+    pairs = _pairs(inner_o, inner_m, removable=kind in ("function", "lambda"))
+    if pairs is None:
         diff.problem = diff.problem or (
             f"adds, removes or renames a function, class, lambda or comprehension in {where}"
         )
@@ -146,11 +158,48 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
                 "values are evaluated at import time)"
             )
         elif original.co_freevars != mutated.co_freevars:
-            diff.problem = diff.problem or f"closure variables of {where} changed"
+            lambda_or_def = kind in ("function", "lambda")
+            if lambda_or_def and set(mutated.co_freevars) < set(original.co_freevars):
+                lost = set(original.co_freevars) - set(mutated.co_freevars)
+                diff.lost_freevars[(mutated.co_firstlineno, mutated.co_name)] = lost
+            else:
+                diff.problem = diff.problem or f"closure variables of {where} changed"
         else:
             diff.changed[at] = mutated.co_qualname
-    for index, (o, m) in enumerate(zip(inner_o, inner_m, strict=True)):
+    for index, (o, m) in enumerate(pairs):  # index: the position in the mutated tree
         _walk(o, m, (*at, index), diff)
+
+
+def _pairs(
+    inner_o: list[types.CodeType], inner_m: list[types.CodeType], *, removable: bool
+) -> list[tuple[types.CodeType, types.CodeType]] | None:
+    """Each mutated nested code object with its original, or None when they do not match.
+
+    Inside a function a mutant may remove a comprehension (`replace [k for k in d]
+    with None`): its code is a constant of the function, made into a new object at
+    each call, so swapping the function's code is enough. Anything else removed,
+    added or renamed changes what exists at import time.
+    """
+    if [c.co_qualname for c in inner_o] == [c.co_qualname for c in inner_m]:
+        return list(zip(inner_o, inner_m, strict=True))
+    if not removable:
+        return None
+    pairs: list[tuple[types.CodeType, types.CodeType]] = []
+    rest = iter(inner_m)
+    wanted = next(rest, None)
+    for code in inner_o:
+        if wanted is not None and code.co_qualname == wanted.co_qualname:
+            pairs.append((code, wanted))
+            wanted = next(rest, None)
+        elif code.co_name not in _COMPREHENSIONS:
+            return None
+    return pairs if wanted is None else None
+
+
+@functools.lru_cache(maxsize=8)
+def _compile_original(source: str, filename: str) -> types.CodeType:
+    # Every mutant of a file diffs against the same original: compile it once.
+    return _compile(source, filename, "original")
 
 
 def _compile(source: str, filename: str, what: str) -> types.CodeType:
@@ -175,43 +224,28 @@ def _iter_codes(code: types.CodeType, at: Path_ = ()) -> Iterator[tuple[Path_, t
         yield from _iter_codes(inner, (*at, index))
 
 
-def _instrument(mutated: str, filename: str, marked: list[types.CodeType]) -> types.CodeType:
-    """Compile `mutated` with a marker call first in each function listed in `marked`."""
-    tree = ast.parse(mutated.removeprefix(BOM), filename)
-    wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or not node.body:
-            continue
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        qualname = wanted.pop((first, node.name), None)
-        if qualname is None:
-            continue
-        body = node.body
-        docstring = (
-            isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        )
-        anchor = body[1] if docstring and len(body) > 1 else body[0]
-        call = ast.Call(ast.Name(MARKER, ast.Load()), [ast.Constant(qualname)], [])
-        marker = ast.Expr(call)
-        for node_ in (marker, call, call.func, *call.args):
-            ast.copy_location(node_, anchor)
-            node_.end_lineno, node_.end_col_offset = anchor.lineno, anchor.col_offset
-        body.insert(1 if docstring else 0, marker)
-    if wanted:
-        raise Unviable(f"cannot place evidence markers in {', '.join(wanted.values())}")
-    return compile(tree, filename, "exec", dont_inherit=True)
+def _diff(original: types.CodeType, mutated: types.CodeType) -> _Diff:
+    diff = _Diff({}, {}, {})
+    _walk(original, mutated, (), diff)
+    return diff
 
 
 def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileActivation | str:
     filename = str(root / path)
-    tree_o = _compile(original, filename, "original")
+    tree_o = _compile_original(original, filename)
     tree_m = _compile(mutated, filename, "mutated text")
-    diff = _Diff({}, {}, {})
-    _walk(tree_o, tree_m, (), diff)
+    diff = _diff(tree_o, tree_m)
     if diff.problem:
         return f"{path}: {diff.problem}"
+    part = touched_part(original.removeprefix(BOM), mutated.removeprefix(BOM), filename, tree_m)
+    if diff.lost_freevars:
+        keep_free_variables(part.tree, diff.lost_freevars)
+        kept_tree = recompile(part, tree_m, filename)
+        kept = _diff(tree_o, kept_tree) if kept_tree is not None else None
+        if kept is None or kept.problem or kept.lost_freevars:  # e.g. a new free variable
+            names = ", ".join(sorted({n for names in diff.lost_freevars.values() for n in names}))
+            return f"{path}: closure variables changed ({names} no longer referenced)"
+        tree_m, diff = kept_tree, kept
     defs: list[Path_] = []
     for at, qualname in diff.changed.items():
         nearest = _nearest_def(at, diff.kinds)
@@ -220,7 +254,13 @@ def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileAc
             return f"{path}: {qualname} is a lambda or comprehension outside any def"
         defs.append(nearest)
     marked = [code_at(tree_m, at) for at in dict.fromkeys(defs)]
-    instrumented = _instrument(mutated, filename, marked)
+    try:
+        instrument(part, marked)
+    except NoPlaceForMarker as exc:
+        raise Unviable(f"cannot place evidence markers in {exc}") from None
+    instrumented = recompile(part, tree_m, filename)
+    if instrumented is None:  # pragma: no cover - the same part mapped for the diff
+        return f"{path}: the changed statements could not be compiled apart"
     shape = [(at, c.co_qualname) for at, c in _iter_codes(tree_m)]
     if shape != [(at, c.co_qualname) for at, c in _iter_codes(instrumented)]:
         raise Unviable(f"{path}: instrumenting changed the code structure")  # pragma: no cover

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import builtins
 import importlib
+import marshal
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from guardcheck.child.codeswap import (
     ActivationError,
     LiveFunctions,
     activate,
+    code_at,
     install_marker,
 )
 from guardcheck.lab.classify import Unviable, classify
@@ -84,6 +87,9 @@ def mutant(find: str, replace: str, source: str = SOURCE) -> Mutant:
         ("return cls.sides", "return cls.sides + 1"),  # classmethod
         ("return fn(*args)", "return fn(*args[:1])"),  # decorator's wrapper, alive since import
         ("return y + LIMIT", "return y - LIMIT"),  # closure
+        # Issue 10: a comprehension removed from a method is made at each call, never
+        # alive since import, so swapping the method's code covers it.
+        ("return [i * x for i in range(2)]", "return None"),
     ],
 )
 def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, replace):
@@ -101,6 +107,7 @@ def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, repla
         ("import functools", "import functools as ft\nfunctools = ft", "module-level"),
         ("lambda v: v + 1", "lambda v: v + 2", "lambda or comprehension outside any def"),
         ("return y + LIMIT", "return y + len(inner.__name__)", "closure variables"),
+        ("key=lambda v: -v", "key=None", "removes or renames"),  # a lambda may be alive
     ],
 )
 def test_import_time_changes_take_the_subprocess_path(tmp_path, find, replace, why):
@@ -150,6 +157,7 @@ def test_swapping_reaches_methods_wrappers_and_closures_alive_before_it(tmp_path
         ("return [i * x", "return [i + x", lambda m: m.Shape().area(3), [0, 3], [3, 4]),
         ("-v)", "v)", lambda m: m.Shape.rank([1, 3, 2]), [3, 2, 1], [1, 2, 3]),
         ("cls.sides\n", "cls.sides * 2\n", lambda m: m.Shape.make(), 4, 8),
+        ("[i * x for i in range(2)]", "None", lambda m: m.Shape().area(3), [0, 3], None),
         ("return y + LIMIT", "return y - LIMIT", lambda m: m.INNER(10), 13, 7),
     ]
     for find, replace, call, before, after in cases:
@@ -203,3 +211,122 @@ def test_a_module_imported_after_activation_is_served_mutated_from_memory(tmp_pa
         sys.path.remove(str(tmp_path))
         sys.modules.pop("pkg_mod", None)
         delattr(builtins, MARKER)
+
+
+CLOSURES = textwrap.dedent(
+    """\
+    def field(name, default=None):
+        def getter(host):
+            return host.get(name, default)
+
+        def setter(host, value):
+            host[name] = value
+
+        return getter, setter
+
+
+    GET, SET = field("size")
+    """
+)
+
+
+def test_dropping_closure_references_keeps_the_closure_layout_and_the_fork_path(tmp_path):
+    """Issue 10, cause 1: `replace ... with None` in a closure used to need a fresh run."""
+    activation = classify(
+        mutant("return host.get(name, default)", "return None", CLOSURES), tmp_path
+    )
+    assert activation.mode is ExecutionPath.FORK, activation.why
+    (file,) = activation.files
+    tree = marshal.loads(base64.b64decode(file.to_message().tree))
+    original = compile(CLOSURES, str(tmp_path / "pkg_mod.py"), "exec")
+    for swap in file.swaps:
+        before, after = code_at(original, swap.at), code_at(tree, swap.at)
+        assert (after.co_freevars, after.co_cellvars) == (before.co_freevars, before.co_cellvars)
+    assert [s.qualname for s in file.swaps] == ["field", "field.<locals>.getter"]
+
+
+def test_a_closure_alive_since_import_runs_the_mutant_with_evidence(tmp_path):
+    """Issue 10, cause 1: the live closure is swapped, and only the mutated code runs."""
+    (tmp_path / "pkg_mod.py").write_text(CLOSURES, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        live = importlib.import_module("pkg_mod")
+        assert live.GET({"size": 3}) == 3
+        activation = classify(
+            mutant("return host.get(name, default)", "return None", CLOSURES), tmp_path
+        )
+        seen = install_marker()
+        applied = activate([f.to_message() for f in activation.files], LiveFunctions())
+        assert live.GET({"size": 3}) is None
+        assert seen == {"field.<locals>.getter"}
+        made_after = live.field("kind")[0]  # closures created after activation are mutated too
+        assert made_after({"kind": 1}) is None
+        applied.undo()
+        assert live.GET({"size": 3}) == 3
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        if hasattr(builtins, MARKER):
+            delattr(builtins, MARKER)
+
+
+@pytest.mark.parametrize(
+    ("find", "replace"),
+    [
+        ("return host.get(name, default)", "return getter"),  # a new free variable
+        ("host[name] = value", "name = value"),  # the name becomes the setter's own local
+    ],
+)
+def test_closure_layouts_that_cannot_be_kept_take_the_subprocess_path(tmp_path, find, replace):
+    activation = classify(mutant(find, replace, CLOSURES), tmp_path)
+    assert activation.mode is ExecutionPath.FRESH
+    assert "closure variables" in activation.why
+
+
+COUNTERS = textwrap.dedent(
+    """\
+    def counter():
+        hits = misses = 0
+
+        def bump():
+            nonlocal hits
+            hits += 1
+
+        info = lambda: (hits, misses)
+        return bump, info
+
+
+    BUMP, INFO = counter()
+    """
+)
+
+
+def test_a_lambda_alive_since_import_that_drops_a_reference_is_swapped(tmp_path):
+    """Issue 10, cause 1: cachetools' `cache_info = lambda: info(hits, misses)` mutants."""
+    (tmp_path / "pkg_mod.py").write_text(COUNTERS, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        live = importlib.import_module("pkg_mod")
+        activation = classify(mutant("(hits, misses)", "(hits, None)", COUNTERS), tmp_path)
+        assert activation.mode is ExecutionPath.FORK, activation.why
+        seen = install_marker()
+        applied = activate([f.to_message() for f in activation.files], LiveFunctions())
+        live.BUMP()
+        assert live.INFO() == (1, None)
+        assert seen == set()  # the marker is in counter(), which ran at import
+        applied.undo()
+        assert live.INFO() == (1, 0)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        if hasattr(builtins, MARKER):
+            delattr(builtins, MARKER)
+
+
+def test_two_lambdas_on_one_line_dropping_a_reference_stay_fresh(tmp_path):
+    source = COUNTERS.replace(
+        "info = lambda: (hits, misses)", "info = lambda: (hits, misses), lambda: 0"
+    )
+    activation = classify(mutant("(hits, misses)", "(hits, None)", source), tmp_path)
+    assert activation.mode is ExecutionPath.FRESH
+    assert "closure variables" in activation.why

@@ -1,0 +1,232 @@
+"""The mutated module as the child runs it: evidence markers, kept closure layouts.
+
+Used by lab/classify.py once it knows which functions a mutant changes. Only
+the top-level statements the change touches are parsed and compiled again
+(`touched_part`, `recompile`): the rest of the module is the mutated code
+already compiled for the diff. Parsing and compiling a 500-line module again
+cost ~25 ms per mutant in the parent, several times what running it costs.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import types
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from guardcheck.child.codeswap import nested
+from guardcheck.messages import MARKER
+
+DefKey = tuple[int, str]  # (co_firstlineno, co_name): how a def's code object is found
+Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+# Statement lists: a def is a statement, so it is only ever found inside one of these.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+class NoPlaceForMarker(LookupError):
+    """A changed function has no def in the mutated text to put a marker in."""
+
+
+def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    for node in nodes:
+        yield node
+        for name in _BODIES:
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
+def _defs(nodes: Iterable[ast.AST]) -> Iterator[tuple[DefKey, Def]]:
+    """Every def with a body, keyed as its code object is: (co_firstlineno, co_name)."""
+    for node in _statements(nodes):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            yield (first, node.name), node
+
+
+def keep_free_variables(tree: ast.Module, lost: dict[DefKey, set[str]]) -> None:
+    """Keep a dead reference to each enclosing variable a def or lambda stopped using.
+
+    A live function's `__code__` only takes code with the same free variables, and
+    the enclosing function's cells follow its closures' references. A def gets
+    `if False: name` appended, a lambda's body `X` becomes `X if True else (name,)`:
+    the compiler (3.11) emits no bytecode for either dead branch, but its symbol
+    table still sees the names, so the mutated code keeps the original's
+    co_freevars/co_cellvars and runs exactly the mutated code. Two lambdas on one
+    line cannot be told apart: neither is touched (the mutant stays fresh).
+    """
+    for key, node in _defs(tree.body):
+        names = lost.get(key)
+        if not names:
+            continue
+        anchor = node.body[-1]
+        refs = [ast.Expr(ast.Name(name, ast.Load())) for name in sorted(names)]
+        dead = ast.If(ast.Constant(False), refs, [])
+        for node_ in ast.walk(dead):
+            ast.copy_location(node_, anchor)
+        node.body.append(dead)
+    lambdas: dict[DefKey, list[ast.Lambda]] = {}
+    if any(name == "<lambda>" for _, name in lost):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                lambdas.setdefault((node.lineno, "<lambda>"), []).append(node)
+    for key, found in lambdas.items():
+        names = lost.get(key)
+        if not names or len(found) != 1:
+            continue
+        (node,) = found
+        refs = ast.Tuple([ast.Name(name, ast.Load()) for name in sorted(names)], ast.Load())
+        body = ast.IfExp(ast.Constant(True), node.body, refs)
+        for node_ in (body, body.test, refs, *refs.elts):
+            ast.copy_location(node_, node.body)
+        node.body = body
+
+
+def _add_marker(node: Def, qualname: str) -> None:
+    body = node.body
+    docstring = (
+        isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    )
+    anchor = body[1] if docstring and len(body) > 1 else body[0]
+    call = ast.Call(ast.Name(MARKER, ast.Load()), [ast.Constant(qualname)], [])
+    marker = ast.Expr(call)
+    for node_ in (marker, call, call.func, *call.args):
+        # Same line as the statement it precedes: tracebacks keep their line numbers.
+        ast.copy_location(node_, anchor)
+        node_.end_lineno, node_.end_col_offset = anchor.lineno, anchor.col_offset
+    body.insert(1 if docstring else 0, marker)
+
+
+def _key(code: types.CodeType) -> tuple[str, int]:
+    return code.co_qualname, code.co_firstlineno
+
+
+@dataclass(frozen=True)
+class Part:
+    """The top-level statements of a mutated module that its change touches.
+
+    `tree` holds them (at their own line numbers) after the module's imports,
+    which change how code compiles. With `whole`, it is the
+    entire module (the change could not be narrowed down).
+    """
+
+    tree: ast.Module
+    whole: bool
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # slices compare in C: a few dozen compares for any file
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+@dataclass(frozen=True)
+class _Outline:
+    spans: tuple[tuple[int, int], ...]  # (first line with decorators, last line) per statement
+    # The `from __future__` imports first, then every import binding a module-level
+    # name: the compiler treats a call on an imported name differently (3.11 skips the
+    # method-call form), so a def compiles as in its module only beside them. Never
+    # modified: shared by every mutant's part.
+    prelude: tuple[ast.stmt, ...]
+
+
+@functools.lru_cache(maxsize=8)
+def _outline(original: str, filename: str) -> _Outline:
+    spans = []
+    body = ast.parse(original, filename).body
+    for statement in body:
+        decorators = getattr(statement, "decorator_list", [])
+        first = min([statement.lineno, *(d.lineno for d in decorators)])
+        spans.append((first, statement.end_lineno or statement.lineno))
+    futures = [s for s in body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
+    imports = [s for s in _module_scope(body) if isinstance(s, ast.Import | ast.ImportFrom)]
+    return _Outline(tuple(spans), (*futures, *(s for s in imports if s not in futures)))
+
+
+def _module_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Statements that run in the module's own scope (not inside a def or class)."""
+    for node in nodes:
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for name in _BODIES:
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _module_scope(inner)
+
+
+def touched_part(original: str, mutated: str, filename: str, compiled: types.CodeType) -> Part:
+    """Parse only the top-level statements of `mutated` that differ from `original`.
+
+    Parsing a large module costs as much as compiling it, per mutant. Statements
+    around the change are the same text, so the same code: scope never crosses a
+    top-level statement (module-level names are globals in every function).
+    """
+    keys = [_key(c) for c in nested(compiled)]
+    prefix = _common_prefix(original, mutated)
+    suffix = _common_suffix(original, mutated, min(len(original), len(mutated)) - prefix)
+    first = original.count("\n", 0, prefix) + 1
+    last = original.count("\n", 0, len(original) - suffix) + 1
+    shift = mutated.count("\n", 0, len(mutated) - suffix) + 1 - last
+    outline = _outline(original, filename)
+    spans = [(a, b) for a, b in outline.spans if a <= last and b >= first]
+    if len(set(keys)) == len(keys) and spans:
+        start, end = spans[0][0], spans[-1][1] + shift
+        lines = mutated.splitlines(keepends=True)
+        # Leading newlines put every node at its line in the whole file.
+        text = "\n" * (start - 1) + "".join(lines[start - 1 : end])
+        with contextlib.suppress(SyntaxError):  # not whole statements after all
+            body = [*outline.prelude, *ast.parse(text, filename).body]
+            return Part(ast.Module(body=body, type_ignores=[]), whole=False)
+    return Part(ast.parse(mutated, filename), whole=True)
+
+
+def recompile(part: Part, compiled: types.CodeType, filename: str) -> types.CodeType | None:
+    """`compiled` with the code objects of `part`'s statements compiled again from it.
+
+    A top-level def or class compiles to the same code alone as in its module:
+    names at module level are globals either way. None when the part's code
+    objects do not map one to one onto `compiled`'s.
+    """
+    code = compile(part.tree, filename, "exec", dont_inherit=True)
+    if part.whole:
+        return code
+    fresh = {_key(c): c for c in nested(code)}
+    if not fresh.keys() <= {_key(c) for c in nested(compiled)}:
+        return None
+    consts = tuple(
+        fresh.get(_key(c), c) if isinstance(c, types.CodeType) else c for c in compiled.co_consts
+    )
+    return compiled.replace(co_consts=consts)
+
+
+def instrument(part: Part, marked: list[types.CodeType]) -> None:
+    """Put a marker call first in each function listed in `marked` (in `part`'s tree)."""
+    wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
+    for key, node in _defs(part.tree.body):
+        qualname = wanted.pop(key, None)
+        if qualname is not None:
+            _add_marker(node, qualname)
+    if wanted:
+        raise NoPlaceForMarker(", ".join(wanted.values()))
