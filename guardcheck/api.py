@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from guardcheck.cache import cached_run, open_cache
+from guardcheck.cache import Restorer, cached_run, open_cache
 from guardcheck.cache.replay import remember, replay, run_scope
 from guardcheck.catalogue.load import did_you_mean
 from guardcheck.catalogue.select import select_mutants
@@ -209,13 +209,13 @@ def _run(
         listeners = FanOut.of([events, outdir])
         listeners.run_started(chosen)
 
-        def run_lab(mutants: Sequence[Mutant]) -> RunReport:
+        def run_lab(mutants: Sequence[Mutant], restorer: Restorer | None) -> RunReport:
             # Tests run in a private copy: whatever they write, git included, stays there.
             lab_root = private_copy(options)
             lab_options = options.with_overrides(root=lab_root, output=options.output_dir)
             with LabSession(lab_options, mutants) as lab:
                 _check_killers_collected(catalogue, lab.collect())
-                return lab.run(listeners)
+                return lab.run(listeners, restorer)
 
         # Restores unchanged mutants' results and runs the lab on the rest only (or not at all).
         report = cached_run(cache, chosen, listeners, run_lab)
