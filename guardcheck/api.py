@@ -222,6 +222,8 @@ def _run(
         report.root = str(options.root)
         if scope:
             remember(cache, scope, chosen, report, cache_extra)
+        if cache is not None:
+            cache.evict(report)  # what this run did not use, so the cache stays bounded
         report.provenance = provenance
         outdir.finish(report)
     return report

@@ -182,10 +182,12 @@ class ResultCache:
                 self.store.write("tests", digest, nodeids)
                 self._nodeids[digest] = nodeids
             body = codec.encode(result, digest)
-            self.store.write("mutant", self.key(result.mutant), body)
             dependency = restorer.keys.get(id(result.mutant)) if restorer else None
             if dependency is not None:
                 self.store.write("dependency", dependency, body)
+                # Named, so that a run restoring this entry keeps the other from eviction.
+                body = {**body, "dependency": dependency}
+            self.store.write("mutant", self.key(result.mutant), body)
 
     def read_result(self, kind: str, key: str, mutant: Mutant) -> MutantResult | None:
         """The verdict stored under `key`, for `mutant`; a malformed entry is discarded."""
@@ -200,10 +202,25 @@ class ResultCache:
                 if not isinstance(nodeids, list):
                     raise ValueError(f"its test id list {digest} is missing")
                 self._nodeids[digest] = nodeids
-            return codec.decode(body, mutant, nodeids, self._rows)
+            result = codec.decode(body, mutant, nodeids, self._rows)
+            if isinstance(body.get("dependency"), str):
+                self.store.used.add(self.store.path("dependency", body["dependency"]))
+            return result
         except (KeyError, TypeError, ValueError) as exc:
             self.store.discard(self.store.path(kind, key), f"malformed: {exc}")
             return None
+
+
+    def evict(self, report: RunReport) -> None:
+        """After a complete run of the whole selection, drop the entries it did not use.
+
+        Not after a shard, an `--only` run or an interrupted one: those used part of
+        what the next full run needs.
+        """
+        options = self.options
+        if options.shard or options.only or report.interrupted or report.incomplete:
+            return
+        self.store.evict_unused()
 
 
 class Restorer:

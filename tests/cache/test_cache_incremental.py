@@ -76,6 +76,11 @@ def test_editing_one_function_re_tests_its_mutants_and_those_whose_tests_call_it
     assert runs(root) == Counter()
     assert "(cached)" in summary(fourth)
     assert verdicts(fourth.stdout) == ALL_CAUGHT
+    # Entries of the three earlier project states were evicted: one of each per mutant.
+    cache = root / ".guardcheck" / "cache"
+    assert len(list((cache / "mutant").rglob("*.json"))) == 3
+    assert len(list((cache / "dependency").rglob("*.json"))) == 3
+    assert len(list((cache / "baseline").rglob("*.json"))) == 1
 
 
 def test_a_test_that_starts_executing_a_mutant_re_tests_it(tmp_path):
