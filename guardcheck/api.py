@@ -35,7 +35,7 @@ from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
 from guardcheck.review.request import CATEGORIES as REVIEW_CATEGORIES
 from guardcheck.review.request import DEFAULT_FAIL_ON as REVIEW_DEFAULT_FAIL_ON
 from guardcheck.review.request import ReviewRequest
-from guardcheck.shard import parse_shard, take_shard
+from guardcheck.shard import costs_from, parse_shard, take_shard
 from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
 from guardcheck.worktree import revert as revert_mutant
 
@@ -198,9 +198,10 @@ def _run(
         given = replayed[0]
     catalogue = list(given) if given is not None else _validate(options, collect=False)
     chosen = select_mutants(catalogue, options.only)
+    costs = _shard_costs(options)  # before the provenance, which hashes the same file
     # Recorded before the split: every shard names the same full selection.
     provenance = run_provenance(options, chosen)
-    chosen = take_shard(chosen, options.shard)
+    chosen = take_shard(chosen, options.shard, costs)
     try:
         outdir = OutputFolder(options.output_dir)
     except (OutputFolderUnusable, OSError) as exc:
@@ -227,6 +228,20 @@ def _run(
         report.provenance = provenance
         outdir.finish(report)
     return report
+
+
+def _shard_costs(options: RunOptions) -> dict[str, float] | None:
+    """The mutants' estimated seconds from `--shard-times REPORT.json`, for a sharded run."""
+    if options.shard is None or options.shard_times is None:
+        return None
+    path = options.resolve(options.shard_times)
+    try:
+        return costs_from(read_report(path))
+    except GuardcheckError as exc:
+        raise GuardcheckError(
+            f"--shard-times: {exc}\n  fix: give every shard the same earlier "
+            "`guardcheck run --json` (or merged) report, or drop --shard-times"
+        ) from None
 
 
 def _refuse_missing_source(options: RunOptions) -> None:

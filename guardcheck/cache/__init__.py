@@ -210,7 +210,6 @@ class ResultCache:
             self.store.discard(self.store.path(kind, key), f"malformed: {exc}")
             return None
 
-
     def evict(self, report: RunReport) -> None:
         """After a complete run of the whole selection, drop the entries it did not use.
 
