@@ -71,6 +71,7 @@ class DependencyKeys:
         for nodeid, path in self._paths.items():
             self._files[path].owners.add(test_qualname(nodeid))
         self._tests: dict[str, str] = {}
+        self._originals: dict[str, Units | None] = {}
 
     def test_key(self, nodeid: str) -> str:
         key = self._tests.get(nodeid)
@@ -83,7 +84,8 @@ class DependencyKeys:
         return key
 
     def mutant_key(self, mutant: Mutant, selection: Sequence[Selection]) -> str:
-        parts = ["dependencies", self.environment, self.shared, *mutant_parts(mutant)]
+        parts = ["dependencies", self.environment, self.shared]
+        parts += mutant_parts(mutant, self._originals)
         parts += [f"test {self.test_key(s.nodeid)}" for s in selection if s.selected]
         return hash_parts(parts)
 
@@ -125,15 +127,22 @@ class _TestFile:
         return self._common
 
 
-def mutant_parts(mutant: Mutant) -> list[str]:
-    """What the mutant is, without its id or positions (editing `f` shifts `g`'s lines)."""
+def mutant_parts(mutant: Mutant, originals: dict[str, Units | None] | None = None) -> list[str]:
+    """What the mutant is, without its id or positions (editing `f` shifts `g`'s lines).
+
+    `originals`: the units of each original text already split (keyed by the text), reused.
+    """
+    originals = {} if originals is None else originals
     parts = [f"mutator {mutant.mutator}", f"expect {mutant.expect}"]
     parts += [f"killed_by {k}" for k in mutant.killed_by]
     parts += [f"killed_by_any {k}" for k in mutant.killed_by_any]
     parts += [f"tag {t}" for t in mutant.tags]
     for change in mutant.changes:
         parts.append(f"file {change.path}")
-        changed = changed_units(change.original, change.mutated)
+        if change.original not in originals:  # keyed by the text itself: shared, not copied
+            originals[change.original] = units_of(change.original)
+        units = originals[change.original]
+        changed = changed_units(units, change.splices, change.original, change.mutated)
         # Not comparable (a def added or removed, unparsable text): the whole text.
         parts += changed if changed is not None else [f"text {change.mutated}"]
     return parts

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from guardcheck.splices import Splice, apply_splices
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -25,6 +28,7 @@ class Units:
     skeleton: str  # digest of the text with every unit body blanked out
     bodies: dict[str, str] = field(default_factory=dict)  # unit name -> digest of its body
     lines: dict[int, str] = field(default_factory=dict)  # body line -> unit name
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> body, in chars
 
 
 def units_of(text: str) -> Units | None:
@@ -33,32 +37,50 @@ def units_of(text: str) -> Units | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    data = text.encode("utf-8", "surrogatepass")
-    starts = _line_starts(data)
-    spans: list[tuple[str, int, int, int, int]] = []  # name, first/last line, byte span
+    # ast columns count UTF-8 bytes; splices count characters: keep both per line.
+    source_lines = text.splitlines(keepends=True)
+    char_starts = [0]
+    for line in source_lines:
+        char_starts.append(char_starts[-1] + len(line))
+
+    def offset(lineno: int, column: int) -> int:
+        line = source_lines[lineno - 1] if lineno <= len(source_lines) else ""
+        prefix = line.encode("utf-8", "surrogatepass")[:column]
+        return char_starts[lineno - 1] + len(prefix.decode("utf-8", "surrogatepass"))
+
+    found: list[tuple[str, int, int, int, int]] = []  # name, first/last line, char span
     seen: dict[str, int] = {}
     for qualname, node in _units(tree.body, ""):
         first, last = node.body[0], node.body[-1]
-        start = starts[first.lineno - 1] + first.col_offset
-        end = starts[(last.end_lineno or last.lineno) - 1] + (last.end_col_offset or 0)
+        last_line = last.end_lineno or last.lineno
         index = seen.get(qualname, 0)
         seen[qualname] = index + 1
-        spans.append(
-            (f"{qualname}#{index}", first.lineno, last.end_lineno or last.lineno, start, end)
-        )
+        start = offset(first.lineno, first.col_offset)
+        end = offset(last_line, last.end_col_offset or 0)
+        found.append((f"{qualname}#{index}", first.lineno, last_line, start, end))
     skeleton = hashlib.sha256()
     position = 0
     bodies: dict[str, str] = {}
     lines: dict[int, str] = {}
-    for name, first_line, last_line, start, end in sorted(spans, key=lambda s: s[3]):
-        skeleton.update(data[position:start])
+    spans: dict[str, tuple[int, int]] = {}
+    for name, first_line, last_line, start, end in sorted(found, key=lambda s: s[3]):
+        skeleton.update(_bytes(text[position:start]))
         skeleton.update(b"\0")  # where a body was: "f(): A" and "f(): B" share a skeleton
         position = end
-        bodies[name] = hashlib.sha256(data[start:end]).hexdigest()
+        bodies[name] = _digest(text[start:end])
+        spans[name] = (start, end)
         for line in range(first_line, last_line + 1):
             lines[line] = name
-    skeleton.update(data[position:])
-    return Units(skeleton.hexdigest(), bodies, lines)
+    skeleton.update(_bytes(text[position:]))
+    return Units(skeleton.hexdigest(), bodies, lines, spans)
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(_bytes(text)).hexdigest()
 
 
 def _units(
@@ -90,23 +112,43 @@ def _flatten(node: ast.stmt) -> list[ast.stmt]:
     return [node]
 
 
-def _line_starts(data: bytes) -> list[int]:
-    starts = [0]
-    index = data.find(b"\n")
-    while index != -1:
-        starts.append(index + 1)
-        index = data.find(b"\n", index + 1)
-    return starts
-
-
-def changed_units(original: str, mutated: str) -> list[str] | None:
+def changed_units(
+    original: Units | None, splices: Sequence[Splice], original_text: str, mutated: str
+) -> list[str] | None:
     """`skeleton + changed bodies` of the mutated text as key parts, or None if not comparable.
 
-    Not comparable: either text does not parse, or the mutant adds, removes or renames
-    a unit; the caller then keys the whole mutated text.
+    When every splice lies inside one function body, the skeleton is the original's and
+    each touched body is the original body with its splices applied: no parse of the
+    mutated text (a sweep has thousands of mutants of the same few files). Otherwise
+    the mutated text is parsed; not comparable (None) when it does not parse or the
+    mutant adds, removes or renames a function: the caller keys the whole text.
     """
-    before, after = units_of(original), units_of(mutated)
-    if before is None or after is None or list(before.bodies) != list(after.bodies):
+    if original is None:
+        return None
+    touched: dict[str, list[Splice]] = {}
+    for splice in splices:
+        name = _body_around(original, splice)
+        if name is None:
+            return _parsed_units(original, mutated)
+        touched.setdefault(name, []).append(splice)
+    parts = [f"skeleton {original.skeleton}"]
+    for name, inside in sorted(touched.items()):
+        start, end = original.spans[name]
+        shifted = [Splice(s.start - start, s.end - start, s.replacement) for s in inside]
+        parts.append(f"body {name} {_digest(apply_splices(original_text[start:end], shifted))}")
+    return parts
+
+
+def _body_around(units: Units, splice: Splice) -> str | None:
+    for name, (start, end) in units.spans.items():
+        if start <= splice.start and splice.end <= end:
+            return name
+    return None
+
+
+def _parsed_units(before: Units, mutated: str) -> list[str] | None:
+    after = units_of(mutated)
+    if after is None or list(before.bodies) != list(after.bodies):
         return None
     parts = [f"skeleton {after.skeleton}"]
     parts += [

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from guardcheck.cache import ResultCache, codec
-from guardcheck.cache.deps import DependencyKeys
+from guardcheck.cache.deps import DependencyKeys, mutant_parts
 from guardcheck.cache.files import project_digests
 from guardcheck.cache.store import Store
 from guardcheck.cache.units import units_of
@@ -207,3 +207,24 @@ def test_a_dependency_key_sees_only_what_the_selected_tests_ran(tmp_path):
     assert key(CALC, other_test) == before  # another test's body
     own_test = "def test_double():\n    assert 1\n\n\ndef test_box():\n    pass\n"
     assert key(CALC, own_test) != before  # the selected test's body
+
+
+def test_a_mutant_s_parts_follow_its_function_not_its_position():
+    """Issue 13 §1: editing `f` shifts `g`'s offsets; `g`'s mutants must keep their key."""
+    before = "def extra():\n    return 0\n\n\n" + CALC
+    shifted = before.replace("return 0", "y = 0\n    return y")  # a body edit above double
+    here = mutant_parts(splice_mutant(before, "x * 2", "x + 2"))
+    assert mutant_parts(splice_mutant(shifted, "x * 2", "x + 2")) == here
+    assert mutant_parts(splice_mutant(before, "x * 2", "x - 2")) != here
+    # A change to import-time text (a splice outside every body) changes the skeleton.
+    constant = mutant_parts(splice_mutant(before, "LIMIT = 3", "LIMIT = 4"))
+    assert constant[-1].startswith("skeleton ")
+    assert constant[-1] not in here
+
+
+def splice_mutant(original: str, find: str, replace: str) -> Mutant:
+    """A mutant with the splice the engine would record (FileChange derives it)."""
+    start = original.index(find)
+    mutated = original[:start] + replace + original[start + len(find) :]
+    change = FileChange("app/calc.py", original, mutated, Where("app/calc.py", 1))
+    return Mutant("m", "s", (change,))
