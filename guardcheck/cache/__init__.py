@@ -124,8 +124,8 @@ class ResultCache:
         self.environment = keys.environment_key(options)
         self.world = keys.world_key(self.environment, self.digests)
         self._others: dict[frozenset[str], str] = {}
-        self._nodeids: dict[str, list[str]] = {}
-        self._rows: codec.Rows = {}
+        self._nodeids: dict[str, tuple[str, ...]] = {}  # one tuple per list: rows key on it
+        self._rows = codec.Rows()
 
     def key(self, mutant: Mutant) -> str:
         paths = frozenset(c.path for c in mutant.changes)
@@ -180,7 +180,7 @@ class ResultCache:
             digest, nodeids = codec.nodeids_blob(result.selection)
             if digest not in self._nodeids:
                 self.store.write("tests", digest, nodeids)
-                self._nodeids[digest] = nodeids
+                self._nodeids[digest] = tuple(nodeids)
             body = codec.encode(result, digest)
             dependency = restorer.keys.get(id(result.mutant)) if restorer else None
             if dependency is not None:
@@ -198,10 +198,10 @@ class ResultCache:
             digest = body["selection"]["nodeids"]
             nodeids = self._nodeids.get(digest)
             if nodeids is None:
-                nodeids = self.store.read("tests", digest)
-                if not isinstance(nodeids, list):
+                stored = self.store.read("tests", digest)
+                if not isinstance(stored, list):
                     raise ValueError(f"its test id list {digest} is missing")
-                self._nodeids[digest] = nodeids
+                nodeids = self._nodeids[digest] = tuple(str(n) for n in stored)
             result = codec.decode(body, mutant, nodeids, self._rows)
             if isinstance(body.get("dependency"), str):
                 self.store.used.add(self.store.path("dependency", body["dependency"]))

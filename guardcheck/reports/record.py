@@ -16,6 +16,7 @@ mutant) is still read; a reader refuses other versions instead of guessing.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +33,7 @@ from guardcheck.model import (
     Revision,
     RunReport,
     Selection,
+    SharedSelection,
     Status,
     TestOutcome,
     TestResult,
@@ -115,16 +117,23 @@ class SelectionTables:
     def __init__(self) -> None:
         self.lists: list[list[str]] = []  # distinct ordered test-id lists, written once
         self._index: dict[tuple[str, ...], int] = {}
+        # A restored selection's shared id list, by identity: no hashing of 5,000 ids.
+        self._by_identity: dict[int, tuple[tuple[str, ...], int]] = {}
 
     def list_index(self, selection: Sequence[Selection]) -> tuple[int, bool]:
         """(index of the selection's test-id list, whether this call added it)."""
-        nodeids = tuple(s.nodeid for s in selection)
+        shared = selection.nodeids if isinstance(selection, SharedSelection) else None
+        if shared is not None and id(shared) in self._by_identity:
+            return self._by_identity[id(shared)][1], False
+        nodeids = shared if shared is not None else tuple(s.nodeid for s in selection)
         index = self._index.get(nodeids)
-        if index is not None:
-            return index, False
-        index = self._index[nodeids] = len(self.lists)
-        self.lists.append(list(nodeids))
-        return index, True
+        added = index is None
+        if index is None:
+            index = self._index[nodeids] = len(self.lists)
+            self.lists.append(list(nodeids))
+        if shared is not None:  # kept alive here, so its id stays its own
+            self._by_identity[id(shared)] = (shared, index)
+        return index, added
 
     def encode(self, selection: Sequence[Selection]) -> dict[str, Any]:
         index, _added = self.list_index(selection)
@@ -133,17 +142,21 @@ class SelectionTables:
 
 def encode_selection(selection: Sequence[Selection], tests: int) -> dict[str, Any]:
     """`tests`: the index of the selection's test-id list among the shared lists."""
-    counts = Counter((s.selected, s.reason) for s in selection)
-    selected, reason = counts.most_common(1)[0][0] if counts else (False, "")
-    return {
-        "tests": tests,
-        "default": {"selected": selected, "reason": reason},
-        "except": [
+    if isinstance(selection, SharedSelection):  # restored: its compact form is known
+        selected, reason = selection.default
+        rows = [list(row) for row in selection.exceptions]
+    else:
+        counts = Counter(map(_pair, selection))
+        selected, reason = counts.most_common(1)[0][0] if counts else (False, "")
+        rows = [
             [position, s.selected, s.reason]
             for position, s in enumerate(selection)
             if s.selected != selected or s.reason != reason
-        ],
-    }
+        ]
+    return {"tests": tests, "default": {"selected": selected, "reason": reason}, "except": rows}
+
+
+_pair = operator.attrgetter("selected", "reason")
 
 
 # (list index, selected, reason) -> that list's rows all alike: shared by the mutants that

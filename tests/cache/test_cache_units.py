@@ -24,6 +24,7 @@ from guardcheck.model import (
     Where,
 )
 from guardcheck.options import RunOptions
+from guardcheck.reports.record import encode_selection
 
 ORIGINAL = "def f(x):\n    return x + 1\n"
 
@@ -228,3 +229,13 @@ def splice_mutant(original: str, find: str, replace: str) -> Mutant:
     mutated = original[:start] + replace + original[start + len(find) :]
     change = FileChange("app/calc.py", original, mutated, Where("app/calc.py", 1))
     return Mutant("m", "s", (change,))
+
+
+def test_a_restored_selection_writes_the_same_compact_form_as_the_rows_it_holds():
+    """Scale issue: restored selections carry their compact form so reports skip the
+    row-by-row scan; what they write must equal what the plain rows would write."""
+    original = result(mutant())
+    digest, nodeids = codec.nodeids_blob(original.selection)
+    back = codec.decode(codec.encode(original, digest), mutant(), tuple(nodeids))
+    assert back.selection == original.selection
+    assert encode_selection(back.selection, 0) == encode_selection(tuple(back.selection), 0)
