@@ -103,6 +103,8 @@ def main() -> None:
     parser.add_argument("--tests-per", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--skip-shards", action="store_true")
+    # Per-mutant cost vs number of tests: only the full run, for side-by-side sizes.
+    parser.add_argument("--full-only", action="store_true")
     opts = parser.parse_args()
     generate(WORK, opts.modules, opts.functions, opts.tests_per)
     commit(WORK)
@@ -135,6 +137,9 @@ def main() -> None:
             1,
         ),
     }
+    if opts.full_only:
+        print(json.dumps(figures, indent=2))
+        return
     again = run("cached", "sweep", "-q", *jobs)
     figures["no_change_rerun"] = {
         "exit": again.exit_code,
