@@ -9,7 +9,9 @@ tests. Timed, each as a whole process under rss_launcher.py (see run_bench.py):
 
 1. a full sweep that fills the cache, with `--json` (its size is reported);
 2. the same sweep again with nothing changed (served from the cache);
-3. `--shard 1/2` and `--shard 2/2` with `--no-cache --json`, then `guardcheck merge`;
+3. one function's body edited (`return x + y` -> `return y + x` in pkg/mod_0.py's
+   f_0, same mutants), the sweep again: the baseline runs, only f_0's mutant re-runs;
+4. `--shard 1/2` and `--shard 2/2` with `--no-cache --json`, then `guardcheck merge`;
    the merged verdicts must equal the full run's.
 
 Baseline seconds and per-mutant cost are read from the full run's JSON. Peak memory:
@@ -101,6 +103,8 @@ def main() -> None:
     parser.add_argument("--tests-per", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--skip-shards", action="store_true")
+    # Per-mutant cost vs number of tests: only the full run, for side-by-side sizes.
+    parser.add_argument("--full-only", action="store_true")
     opts = parser.parse_args()
     generate(WORK, opts.modules, opts.functions, opts.tests_per)
     commit(WORK)
@@ -133,6 +137,9 @@ def main() -> None:
             1,
         ),
     }
+    if opts.full_only:
+        print(json.dumps(figures, indent=2))
+        return
     again = run("cached", "sweep", "-q", *jobs)
     figures["no_change_rerun"] = {
         "exit": again.exit_code,
@@ -140,6 +147,20 @@ def main() -> None:
         "parent_peak_mib": mib(again.parent_rss_kib),
         "summary": (out / "scale-logs" / "cached.log").read_text().strip().splitlines()[-1],
     }
+    mod_0 = WORK / "pkg" / "mod_0.py"
+    mod_0.write_text(mod_0.read_text().replace("return x + y", "return y + x", 1))
+    edited = run("edited", "sweep", "-q", *jobs, "--json", str(out / "edited.json"))
+    edited_doc = json.loads((out / "edited.json").read_text())
+    edited_top = edited_doc["guardcheck"]
+    figures["one_function_edited"] = {
+        "exit": edited.exit_code,
+        "wall_s": round(edited.wall_s, 1),
+        "baseline_s": round(edited_top["baselineSeconds"], 1),
+        "parent_peak_mib": mib(edited.parent_rss_kib),
+        "summary": (out / "scale-logs" / "edited.log").read_text().strip().splitlines()[-1],
+        "verdicts_equal_full": verdicts(out / "edited.json") == verdicts(out / "full.json"),
+    }
+    mod_0.write_text(mod_0.read_text().replace("return y + x", "return x + y", 1))
     if not opts.skip_shards:
         shards = []
         for k in (1, 2):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from guardcheck.cache import cached_run, open_cache
+from guardcheck.cache import Restorer, cached_run, open_cache
 from guardcheck.cache.replay import remember, replay, run_scope
 from guardcheck.catalogue.load import did_you_mean
 from guardcheck.catalogue.select import select_mutants
@@ -35,7 +35,7 @@ from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
 from guardcheck.review.request import CATEGORIES as REVIEW_CATEGORIES
 from guardcheck.review.request import DEFAULT_FAIL_ON as REVIEW_DEFAULT_FAIL_ON
 from guardcheck.review.request import ReviewRequest
-from guardcheck.shard import parse_shard, take_shard
+from guardcheck.shard import costs_from, parse_shard, take_shard
 from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied, refuse_while_applied
 from guardcheck.worktree import revert as revert_mutant
 
@@ -198,9 +198,10 @@ def _run(
         given = replayed[0]
     catalogue = list(given) if given is not None else _validate(options, collect=False)
     chosen = select_mutants(catalogue, options.only)
+    costs = _shard_costs(options)  # before the provenance, which hashes the same file
     # Recorded before the split: every shard names the same full selection.
     provenance = run_provenance(options, chosen)
-    chosen = take_shard(chosen, options.shard)
+    chosen = take_shard(chosen, options.shard, costs)
     try:
         outdir = OutputFolder(options.output_dir)
     except (OutputFolderUnusable, OSError) as exc:
@@ -209,22 +210,38 @@ def _run(
         listeners = FanOut.of([events, outdir])
         listeners.run_started(chosen)
 
-        def run_lab(mutants: Sequence[Mutant]) -> RunReport:
+        def run_lab(mutants: Sequence[Mutant], restorer: Restorer | None) -> RunReport:
             # Tests run in a private copy: whatever they write, git included, stays there.
             lab_root = private_copy(options)
             lab_options = options.with_overrides(root=lab_root, output=options.output_dir)
             with LabSession(lab_options, mutants) as lab:
                 _check_killers_collected(catalogue, lab.collect())
-                return lab.run(listeners)
+                return lab.run(listeners, restorer)
 
         # Restores unchanged mutants' results and runs the lab on the rest only (or not at all).
         report = cached_run(cache, chosen, listeners, run_lab)
         report.root = str(options.root)
         if scope:
             remember(cache, scope, chosen, report, cache_extra)
+        if cache is not None:
+            cache.evict(report)  # what this run did not use, so the cache stays bounded
         report.provenance = provenance
         outdir.finish(report)
     return report
+
+
+def _shard_costs(options: RunOptions) -> dict[str, float] | None:
+    """The mutants' estimated seconds from `--shard-times REPORT.json`, for a sharded run."""
+    if options.shard is None or options.shard_times is None:
+        return None
+    path = options.resolve(options.shard_times)
+    try:
+        return costs_from(read_report(path))
+    except GuardcheckError as exc:
+        raise GuardcheckError(
+            f"--shard-times: {exc}\n  fix: give every shard the same earlier "
+            "`guardcheck run --json` (or merged) report, or drop --shard-times"
+        ) from None
 
 
 def _refuse_missing_source(options: RunOptions) -> None:

@@ -209,6 +209,32 @@ class Selection:
     reason: str  # "named in killed_by", "executes run.py:42", "does not execute the mutated lines"
 
 
+class SharedSelection(tuple[Selection, ...]):
+    """A mutant's selection rows that also carry their compact form (guardcheck/cache/).
+
+    A plan selects over every baseline test, so 1,000 restored mutants x 5,000 tests are
+    5 million rows; the cache restores them as the shared test-id list, the most common
+    (selected, reason) pair and the rows that differ, and the reports write that form
+    back without scanning every row. It is a tuple of rows like any selection (equal to
+    one with the same rows).
+    """
+
+    nodeids: tuple[str, ...]  # the shared test-id list, one object for many mutants
+    default: tuple[bool, str]  # (selected, reason) of every row not in `exceptions`
+    exceptions: tuple[tuple[int, bool, str], ...]  # (position, selected, reason)
+
+    def __new__(
+        cls,
+        rows: tuple[Selection, ...],
+        nodeids: tuple[str, ...],
+        default: tuple[bool, str],
+        exceptions: tuple[tuple[int, bool, str], ...],
+    ) -> SharedSelection:
+        made = super().__new__(cls, rows)
+        made.nodeids, made.default, made.exceptions = nodeids, default, exceptions
+        return made
+
+
 @dataclass(frozen=True)
 class ChildOutcome:
     """What a child (forked or fresh interpreter) reported, or what the lab saw of it.

@@ -63,6 +63,7 @@ class RunOptions:
     only: tuple[str, ...] = ()  # globs over mutation ids and tags
     gate: Gate = field(default_factory=Gate)
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N (guardcheck/shard/)
+    shard_times: Path | None = None  # a JSON report whose test times balance the shards
     cache: bool = True  # reuse and store results under <output>/cache/ (guardcheck/cache/)
 
     def resolve(self, path: Path) -> Path:

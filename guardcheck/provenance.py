@@ -65,6 +65,10 @@ def run_config(options: RunOptions, selected: Sequence[Mutant]) -> dict[str, obj
         value = getattr(options, name)
         config[name] = list(value) if isinstance(value, tuple) else value
     config["catalogue"] = _catalogue_hashes(options)
+    if options.shard is not None and options.shard_times is not None:
+        # The split depends on it: shards balanced on different reports do not add up.
+        times = options.resolve(options.shard_times)
+        config["shard_times"] = hashlib.sha256(times.read_bytes()).hexdigest()
     mutants = hashlib.sha256()
     for mutant in selected:
         mutants.update(content_key(mutant).encode())

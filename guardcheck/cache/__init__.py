@@ -2,28 +2,41 @@
 
     report = cached_run(options, chosen, events, run_lab)
 
-`run_lab(mutants)` runs the lab (baseline included) on the mutants given. With the cache
-on, the chosen mutants are split into hits (restored, announced to `events` as finished)
-and misses; only the misses go to the lab, and when there are none and the baseline of
-this exact project state is stored too, the lab does not start at all. The keys are in
-`keys.py` (content only, never positions or ids alone), the files they read in
-`files.py`, the entries' layout in `codec.py` and `store.py`.
+`run_lab(mutants, restorer)` runs the lab (baseline included) on the mutants given. With
+the cache on, the chosen mutants are split into hits of this exact project state
+(restored, announced to `events` as finished) and misses; only the misses go to the lab,
+and when there are none and the baseline of this project state is stored too, the lab
+does not start at all. In the lab, once the baseline has run, `restorer` restores each
+planned miss whose dependency key (`deps.py`: what its selected tests ran) matches a
+stored verdict, so editing one function re-runs only the mutants that can see the edit.
+The keys are in `keys.py` and `deps.py` (content only, never positions or ids alone), the
+files they read in `files.py`, the entries' layout in `codec.py` and `store.py`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from guardcheck.cache import codec, keys
+from guardcheck.cache.deps import Coverage, DependencyKeys
 from guardcheck.cache.files import project_digests
 from guardcheck.cache.store import Store
-from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status, TestOutcome
+from guardcheck.model import (
+    BaselineTest,
+    Mutant,
+    MutantResult,
+    RunReport,
+    Selection,
+    Status,
+    TestOutcome,
+)
 from guardcheck.options import RunOptions
 
-__all__ = ["RESTORED_LOG", "ResultCache", "cached_run", "open_cache"]
+__all__ = ["RESTORED_LOG", "Restorer", "ResultCache", "cached_run", "open_cache"]
 
 RESTORED_LOG = "restored from the guardcheck cache (--no-cache re-runs it)\n"
 
@@ -43,11 +56,11 @@ def cached_run(
     cache: ResultCache | None,
     chosen: Sequence[Mutant],
     events: Finished,
-    run_lab: Callable[[Sequence[Mutant]], RunReport],
+    run_lab: Callable[[Sequence[Mutant], Restorer | None], RunReport],
 ) -> RunReport:
     """The run of `chosen`, from the cache where it can be and from `run_lab` for the rest."""
     if cache is None:
-        return run_lab(chosen)
+        return run_lab(chosen, None)
     started = time.perf_counter()
     lookup = cache.lookup(chosen)
     for result in lookup.hits.values():
@@ -56,9 +69,12 @@ def cached_run(
         report = lookup.restored(cache.options)
         report.wall_seconds = time.perf_counter() - started
         return report
-    ran = run_lab([chosen[i] for i in lookup.misses])
-    cache.save(ran)  # before merging: the hits are stored already
-    return lookup.merged(ran)
+    restorer = Restorer(cache)
+    ran = run_lab([chosen[i] for i in lookup.misses], restorer)
+    cache.save(ran, restorer)  # before merging: the hits are stored already
+    merged = lookup.merged(ran)
+    merged.cached += restorer.restored
+    return merged
 
 
 @dataclass
@@ -108,8 +124,8 @@ class ResultCache:
         self.environment = keys.environment_key(options)
         self.world = keys.world_key(self.environment, self.digests)
         self._others: dict[frozenset[str], str] = {}
-        self._nodeids: dict[str, list[str]] = {}
-        self._rows: codec.Rows = {}
+        self._nodeids: dict[str, tuple[str, ...]] = {}  # one tuple per list: rows key on it
+        self._rows = codec.Rows()
 
     def key(self, mutant: Mutant) -> str:
         paths = frozenset(c.path for c in mutant.changes)
@@ -144,25 +160,14 @@ class ResultCache:
         return self.store.path("baseline", self.world).is_file() and all(p.is_file() for p in paths)
 
     def _result(self, mutant: Mutant) -> MutantResult | None:
-        key = self.key(mutant)
-        body = self.store.read("mutant", key)
-        if body is None:
-            return None
-        try:
-            digest = body["selection"]["nodeids"]
-            nodeids = self._nodeids.get(digest)
-            if nodeids is None:
-                nodeids = self.store.read("tests", digest)
-                if not isinstance(nodeids, list):
-                    raise ValueError(f"its test id list {digest} is missing")
-                self._nodeids[digest] = nodeids
-            return codec.decode(body, mutant, nodeids, self._rows)
-        except (KeyError, TypeError, ValueError) as exc:
-            self.store.discard(self.store.path("mutant", key), f"malformed: {exc}")
-            return None
+        return self.read_result("mutant", self.key(mutant), mutant)
 
-    def save(self, report: RunReport) -> None:
-        """Every verdict the lab reached, and the baseline it ran."""
+    def save(self, report: RunReport, restorer: Restorer | None = None) -> None:
+        """Every verdict the lab reached, and the baseline it ran.
+
+        Each verdict is stored under its project-state key and, when the lab planned
+        it, under its dependency key too (the same body).
+        """
         if report.baseline and not report.interrupted:
             tests = [[t.nodeid, t.duration, t.path, t.outcome.value] for t in report.baseline]
             self.store.write(
@@ -175,5 +180,80 @@ class ResultCache:
             digest, nodeids = codec.nodeids_blob(result.selection)
             if digest not in self._nodeids:
                 self.store.write("tests", digest, nodeids)
-                self._nodeids[digest] = nodeids
-            self.store.write("mutant", self.key(result.mutant), codec.encode(result, digest))
+                self._nodeids[digest] = tuple(nodeids)
+            body = codec.encode(result, digest)
+            dependency = restorer.keys.get(id(result.mutant)) if restorer else None
+            if dependency is not None:
+                self.store.write("dependency", dependency, body)
+                # Named, so that a run restoring this entry keeps the other from eviction.
+                body = {**body, "dependency": dependency}
+            self.store.write("mutant", self.key(result.mutant), body)
+
+    def read_result(self, kind: str, key: str, mutant: Mutant) -> MutantResult | None:
+        """The verdict stored under `key`, for `mutant`; a malformed entry is discarded."""
+        body = self.store.read(kind, key)
+        if body is None:
+            return None
+        try:
+            digest = body["selection"]["nodeids"]
+            nodeids = self._nodeids.get(digest)
+            if nodeids is None:
+                stored = self.store.read("tests", digest)
+                if not isinstance(stored, list):
+                    raise ValueError(f"its test id list {digest} is missing")
+                nodeids = self._nodeids[digest] = tuple(str(n) for n in stored)
+            result = codec.decode(body, mutant, nodeids, self._rows)
+            if isinstance(body.get("dependency"), str):
+                self.store.used.add(self.store.path("dependency", body["dependency"]))
+            return result
+        except (KeyError, TypeError, ValueError) as exc:
+            self.store.discard(self.store.path(kind, key), f"malformed: {exc}")
+            return None
+
+    def evict(self, report: RunReport) -> None:
+        """After a complete run of the whole selection, drop the entries it did not use.
+
+        Not after a shard, an `--only` run or an interrupted one: those used part of
+        what the next full run needs.
+        """
+        options = self.options
+        if options.shard or options.only or report.interrupted or report.incomplete:
+            return
+        self.store.evict_unused()
+
+
+class Restorer:
+    """The lab's source of verdicts kept from earlier runs, by dependency key (deps.py).
+
+    Asked once per planned mutant, after the baseline: the key is computed from the
+    baseline and coverage just measured, so a test that now executes the mutant, or a
+    selected test whose code changed, makes it a miss.
+    """
+
+    def __init__(self, cache: ResultCache) -> None:
+        self.cache = cache
+        self.keys: dict[int, str] = {}  # id(mutant) -> dependency key, for save()
+        self.restored = 0
+        self._deps: DependencyKeys | None = None
+        self._coverage: object = None
+
+    def restore(
+        self,
+        mutant: Mutant,
+        selection: tuple[Selection, ...],
+        baseline: Sequence[BaselineTest],
+        coverage: Coverage,
+    ) -> tuple[MutantResult, str] | None:
+        if self._deps is None or self._coverage is not coverage:
+            cache = self.cache
+            self._coverage = coverage
+            self._deps = DependencyKeys(
+                cache.environment, cache.options.root, cache.digests, baseline, coverage
+            )
+        key = self.keys[id(mutant)] = self._deps.mutant_key(mutant, selection)
+        result = self.cache.read_result("dependency", key, mutant)
+        if result is None:
+            return None
+        self.restored += 1
+        # The selection (and its reasons' line numbers) is today's plan, not the stored one.
+        return dataclasses.replace(result, selection=selection), RESTORED_LOG

@@ -18,6 +18,7 @@ from guardcheck.model import (
     Mutant,
     MutantResult,
     Selection,
+    SharedSelection,
     Status,
     TestOutcome,
     TestResult,
@@ -69,31 +70,65 @@ def encode(result: MutantResult, nodeids_digest: str) -> dict[str, Any]:
     }
 
 
-Rows = dict[tuple[bool, str], dict[str, Selection]]  # (selected, reason) -> nodeid -> row
+class Rows:
+    """Selection rows shared by the mutants restored in one run.
+
+    Every mutant's rows are mostly its most common (selected, reason) pair over the same
+    test-id list: that list of rows is built once per pair and copied (a C-level list
+    copy), and only the rows that differ are put in, so 1,000 restored mutants x 5,000
+    tests cost ~5,000 row objects and no Python loop over every row.
+    """
+
+    def __init__(self) -> None:
+        self.alike: dict[tuple[int, bool, str], tuple[Selection, ...]] = {}
+        self.rows: dict[tuple[str, bool, str], Selection] = {}
+
+    def all_alike(self, nodeids: tuple[str, ...], flag: bool, why: str) -> tuple[Selection, ...]:
+        # Keyed by the list's identity: the caller keeps one tuple per stored id list.
+        key = (id(nodeids), flag, why)
+        found = self.alike.get(key)
+        if found is None:
+            found = self.alike[key] = tuple(Selection(n, flag, why) for n in nodeids)
+        return found
+
+    def row(self, nodeid: str, flag: bool, why: str) -> Selection:
+        key = (nodeid, flag, why)
+        found = self.rows.get(key)
+        if found is None:
+            found = self.rows[key] = Selection(nodeid, flag, why)
+        return found
 
 
 def decode(
-    data: dict[str, Any], mutant: Mutant, nodeids: list[str], shared: Rows | None = None
+    data: dict[str, Any], mutant: Mutant, nodeids: tuple[str, ...], shared: Rows | None = None
 ) -> MutantResult:
     """Raises KeyError/TypeError/ValueError for a malformed entry (the caller discards it).
 
-    `shared`: equal selection rows of different mutants become one (frozen) object, so
-    1,000 restored mutants x 5,000 tests hold ~5,000 rows, not 5 million, and a row
-    costs a dict lookup instead of a dataclass construction.
+    `shared`: rows shared with the other mutants restored in this run (see Rows).
     """
-    shared = {} if shared is None else shared
-    rows: list[Selection] = []
-    for count, selected, reason in data["selection"]["runs"]:
-        start = len(rows)
-        flag, why = bool(selected), str(reason)
-        table = shared.setdefault((flag, why), {})
-        for nodeid in nodeids[start : start + int(count)]:
-            row = table.get(nodeid)
-            if row is None:
-                row = table[nodeid] = Selection(nodeid, flag, why)
-            rows.append(row)
-    if len(rows) != len(nodeids):
+    shared = Rows() if shared is None else shared
+    runs = [
+        (int(count), bool(selected), str(reason))
+        for count, selected, reason in data["selection"]["runs"]
+    ]
+    if sum(count for count, _flag, _why in runs) != len(nodeids) or any(
+        c < 1 for c, _f, _w in runs
+    ):
         raise ValueError("selection runs do not cover the stored test ids")
+    totals: dict[tuple[bool, str], int] = {}
+    for count, flag, why in runs:
+        totals[flag, why] = totals.get((flag, why), 0) + count
+    default = max(totals, key=lambda pair: totals[pair]) if totals else (False, "")
+    rows = list(shared.all_alike(nodeids, *default))
+    exceptions: list[tuple[int, bool, str]] = []
+    position = 0
+    for count, flag, why in runs:
+        if (flag, why) != default:
+            for at in range(position, position + count):
+                rows[at] = shared.row(nodeids[at], flag, why)
+                exceptions.append((at, flag, why))
+        position += count
+    selection = SharedSelection(tuple(rows), nodeids, default, tuple(exceptions))
     tests = tuple(_read_test(t) for t in data["tests"])
     raw = data["outcome"]
     outcome = None
@@ -111,7 +146,7 @@ def decode(
         status=Status(data["status"]),
         reason=str(data["reason"]),
         tests=tests,
-        selection=tuple(rows),
+        selection=selection,
         path=ExecutionPath(data["path"]),
         duration=float(data["duration"]),
         outcome=outcome,

@@ -7,6 +7,10 @@ another guardcheck, renamed) is discarded with a warning and counts as a miss, s
 file can cost a re-run but never a verdict. Writes go to a temporary file in the same
 folder and `os.replace` it into place: a concurrent reader sees the old entry or the new
 one, never half of one; two runs writing the same key write the same content.
+
+Eviction: the store remembers every entry this run read or wrote (or, for an entry
+another one names, vouched for); `evict_unused` removes the rest, so the cache holds
+what the last complete run used and no more.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +32,7 @@ class Store:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.warnings: list[str] = []
+        self.used: set[Path] = set()  # entries this run read or wrote: kept by evict_unused
 
     def path(self, kind: str, key: str) -> Path:
         return self.folder / kind / key[:2] / f"{key}.json"
@@ -49,6 +55,7 @@ class Store:
         found = {name: entry.get(name) for name in expected}
         if found != expected:
             return self.discard(path, f"written for {found}, not {expected}")
+        self.used.add(path)
         return entry["body"]
 
     def discard(self, path: Path, why: str) -> None:
@@ -69,7 +76,28 @@ class Store:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.write(text)
             os.replace(temp, path)
+            self.used.add(path)
         except OSError as exc:  # a read-only or full disk loses the cache, not the run
             print(f"guardcheck: warning: cache entry {path} not written: {exc}", file=sys.stderr)
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(temp)
+
+    def evict_unused(self, *, stale_temp_seconds: float = 3600.0) -> int:
+        """Remove every entry this run did not use; the number removed.
+
+        A temporary file is removed only once it is old: a young one may be another
+        run's write in progress (its output folder differs, its cache folder not).
+        """
+        removed = 0
+        now = time.time()
+        for path in self.folder.glob("*/*/*.json"):
+            if path in self.used:
+                continue
+            if path.name.startswith(".tmp-"):
+                with contextlib.suppress(OSError):
+                    if now - path.stat().st_mtime < stale_temp_seconds:
+                        continue
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed += 1
+        return removed

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -47,6 +48,13 @@ _FLAGS: list[Callable[[F], F]] = [
         "--shard",
         metavar="K/N",
         help="Run only shard K of N (1-based); `guardcheck merge` combines the shards' --json.",
+    ),
+    click.option(
+        "--shard-times",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="REPORT.json",
+        help="Balance --shard by the test times of this earlier --json report (give every "
+        "shard the same file; docs/ci.md).",
     ),
     report_options,
     click.option(
@@ -102,6 +110,7 @@ class Publisher:
         options = options_of(
             ctx,
             shard=api.parse_shard(shard) if shard is not None else None,
+            shard_times=flags["shard_times"],
             jobs=flags["jobs"],
             timeout_factor=flags["timeout_factor"],
             timeout_constant=flags["timeout_constant"],

@@ -30,6 +30,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import procs, workdirs
@@ -38,10 +39,31 @@ from guardcheck.lab.classify import Activation, Unviable, after_collection, clas
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.processes import HostDied, HostInfo, HostProcess
 from guardcheck.lab.scheduler import LabEvents, Scheduler, unviable
-from guardcheck.model import BaselineTest, ExecutionPath, Mutant, MutantResult, RunReport
+from guardcheck.model import (
+    BaselineTest,
+    ExecutionPath,
+    Mutant,
+    MutantResult,
+    RunReport,
+    Selection,
+)
 from guardcheck.options import RunOptions
 
 KEEP_SCRATCH = "GUARDCHECK_KEEP_SCRATCH"  # debugging: keep host.log and fresh runs' logs
+
+
+class Restorer(Protocol):
+    """Verdicts kept from an earlier run (guardcheck/cache/): asked once per planned mutant."""
+
+    def restore(
+        self,
+        mutant: Mutant,
+        selection: tuple[Selection, ...],
+        baseline: Sequence[BaselineTest],
+        coverage: CoverageMap,
+    ) -> tuple[MutantResult, str] | None:
+        """(the result, its log) when nothing its selected tests ran has changed."""
+        ...
 
 
 class LabSession:
@@ -57,6 +79,7 @@ class LabSession:
         self.unfollowed: dict[str, str] = {}  # baseline tests whose processes went unseen
         self._launched = 0.0
         self._spare: frozenset[int] = frozenset()
+        self._restorer: Restorer | None = None
 
     def __enter__(self) -> LabSession:
         # Orphans of the tests (start_new_session=True escapes any group kill) re-parent
@@ -117,8 +140,12 @@ class LabSession:
         self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
         return tuple(paths)
 
-    def run(self, events: LabEvents) -> RunReport:
-        """The baseline, then every mutant; results come back in the mutants' order."""
+    def run(self, events: LabEvents, restorer: Restorer | None = None) -> RunReport:
+        """The baseline, then every mutant; results come back in the mutants' order.
+
+        `restorer` may supply a planned mutant's verdict instead of running it.
+        """
+        self._restorer = restorer
         if self.info is None:
             self.collect()
         assert self.host is not None
@@ -193,6 +220,11 @@ class LabSession:
             )
             self.scheduler.record(index, result)
             return
+        if self._restorer is not None:
+            restored = self._restorer.restore(mutant, plan.selection, baseline, coverage)
+            if restored is not None:
+                self.scheduler.record(index, *restored)
+                return
         self.scheduler.add(index, plan, activation)
 
     def close(self, *, urgent: bool = False) -> None:

@@ -26,9 +26,9 @@ from guardcheck.reports.stryker import to_stryker
 
 VIEWER_VERSION = "3.9.0"  # npm mutation-testing-elements; see reports/vendor/README.md
 VIEWER = "mutation-test-elements.js"
-# Per-mutant fields the viewer never reads; dropped from the inlined copy to keep it small
-# (the selection alone grows with mutants x tests).
-_NOT_FOR_THE_VIEWER = ("record", "selection", "tests", "diff")
+# Fields the viewer never reads; dropped from the inlined copy to keep it small.
+_NOT_FOR_THE_VIEWER = ("record", "selection", "tests", "diff")  # per mutant
+_RUN_FIELDS_NOT_FOR_THE_VIEWER = ("selectionTests", "baseline")  # top-level `guardcheck`
 
 
 def viewer_script() -> str:
@@ -62,6 +62,8 @@ def viewer_report(report: RunReport, gate: Gate | None = None) -> dict[str, Any]
             mutant["description"] = describe(fields)
             for key in _NOT_FOR_THE_VIEWER:
                 fields.pop(key, None)
+    for key in _RUN_FIELDS_NOT_FOR_THE_VIEWER:
+        doc["guardcheck"].pop(key, None)
     return doc
 
 

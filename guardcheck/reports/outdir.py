@@ -7,6 +7,10 @@ Layout::
     mutants/<id>.diff  written when a mutant starts
     mutants/<id>.log   written when it finishes
     outcomes.jsonl     one JSON line per finished mutant, appended
+    selection-tests.jsonl
+                       the ordered test-id lists the outcomes' selections index into,
+                       one line `{"index": i, "tests": [...]}` per distinct list, written
+                       before the first outcome that uses it
     caught.txt, missed.txt, timeout.txt
                        mutant ids by verdict: appended per mutant, rewritten by finish()
     lock               flock'ed by the running guardcheck (its pid inside)
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from guardcheck.model import BaselineTest, Mutant, MutantResult, RunReport, Status
+from guardcheck.reports.record import SelectionTables, encode_selection
 
 # The first line of our .gitignore marks the folder as ours: only then do we clear it.
 MARKER = "# written by guardcheck: this folder is scratch output, safe to delete"
@@ -52,7 +57,8 @@ LISTS: dict[str, frozenset[Status]] = {
     "known-gaps.txt": frozenset({Status.KNOWN_GAP}),  # accepted, but listed apart
 }
 # What a previous run may have left; nothing else in the folder is ever touched.
-OWN_FILES = ("baseline.json", "outcomes.jsonl", "internal-error.txt", *LISTS)
+SELECTION_TESTS = "selection-tests.jsonl"
+OWN_FILES = ("baseline.json", "outcomes.jsonl", SELECTION_TESTS, "internal-error.txt", *LISTS)
 # Also ours, kept between runs: the private copy of the project and its manifest
 # (guardcheck/lab/projectcopy.py).
 MUTANTS_DIR = "mutants"
@@ -83,6 +89,7 @@ class OutputFolder:
         self.path = Path(path)
         self.mutants = self.path / MUTANTS_DIR
         self._lock = threading.Lock()
+        self._tables = SelectionTables()  # guarded by _lock
         self._held: int | None = None  # the lock file's descriptor while this run owns it
         try:
             self._prepare()
@@ -180,9 +187,14 @@ class OutputFolder:
         if not diff.exists():  # a mutant decided without running (e.g. no coverage)
             diff.write_text(mutant.diff(), encoding="utf-8")
         self.log_path(mutant).write_text(log, encoding="utf-8")
-        line = json.dumps(self._outcome(result), ensure_ascii=False)
+        outcome = self._outcome(result)
         with self._lock:
-            self._append("outcomes.jsonl", line)
+            index, added = self._tables.list_index(result.selection)
+            if added:
+                tests = {"index": index, "tests": self._tables.lists[index]}
+                self._append(SELECTION_TESTS, json.dumps(tests, ensure_ascii=False))
+            outcome["selection"] = encode_selection(result.selection, index)
+            self._append("outcomes.jsonl", json.dumps(outcome, ensure_ascii=False))
             self._append(_list_for(result.status), mutant.id)
 
     def finish(self, report: RunReport) -> None:
@@ -224,10 +236,9 @@ class OutputFolder:
                 for t in result.tests
             ],
             "outcome": dataclasses.asdict(result.outcome) if result.outcome else None,
-            "selection": [
-                {"nodeid": s.nodeid, "selected": s.selected, "reason": s.reason}
-                for s in result.selection
-            ],
+            # Filled in under the lock: {"tests": index into selection-tests.jsonl, "default":
+            # the mutant's most common row, "except": [[position, selected, reason], ...]}.
+            "selection": None,
             "diff": self.diff_path(mutant).relative_to(self.path).as_posix(),
             "log": self.log_path(mutant).relative_to(self.path).as_posix(),
         }

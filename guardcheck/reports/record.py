@@ -7,11 +7,18 @@ already carries exactly (each file's full `source`, `mutatorName`) is read from 
 instead of being written twice; durations are kept in float seconds, because the
 schema's integer milliseconds would round a reporter's "0.01 s" differently.
 
-Format version 1. A reader refuses other versions instead of guessing.
+Format version 2: a mutant's selection (why each test was or was not run) is written as
+the run's shared test-id list (`selectionTests`, once per distinct list) plus, per mutant,
+its most common (selected, reason) pair and the rows that differ from it: the report
+grows with mutants + tests, not their product. Version 1 (every row written per
+mutant) is still read; a reader refuses other versions instead of guessing.
 """
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from guardcheck.model import (
@@ -26,6 +33,7 @@ from guardcheck.model import (
     Revision,
     RunReport,
     Selection,
+    SharedSelection,
     Status,
     TestOutcome,
     TestResult,
@@ -33,7 +41,8 @@ from guardcheck.model import (
 )
 from guardcheck.splices import Splice, apply_splices
 
-FORMAT = 1
+FORMAT = 2
+READABLE_FORMATS = (1, 2)  # 1: the selection written row by row per mutant
 
 
 class NotAGuardcheckReport(ValueError):
@@ -97,6 +106,84 @@ def mutant_record(result: MutantResult) -> dict[str, Any]:
     }
 
 
+class SelectionTables:
+    """Each mutant's selection as (a shared test-id list, a default row, the exceptions).
+
+    A plan's selection has one row per baseline test, in collection order, and almost
+    all rows of one mutant are alike ("does not execute the mutated lines"); writing
+    only the rows that differ keeps a report of 1,000 mutants x 5,000 tests small.
+    """
+
+    def __init__(self) -> None:
+        self.lists: list[list[str]] = []  # distinct ordered test-id lists, written once
+        self._index: dict[tuple[str, ...], int] = {}
+        # A restored selection's shared id list, by identity: no hashing of 5,000 ids.
+        self._by_identity: dict[int, tuple[tuple[str, ...], int]] = {}
+
+    def list_index(self, selection: Sequence[Selection]) -> tuple[int, bool]:
+        """(index of the selection's test-id list, whether this call added it)."""
+        shared = selection.nodeids if isinstance(selection, SharedSelection) else None
+        if shared is not None and id(shared) in self._by_identity:
+            return self._by_identity[id(shared)][1], False
+        nodeids = shared if shared is not None else tuple(s.nodeid for s in selection)
+        index = self._index.get(nodeids)
+        added = index is None
+        if index is None:
+            index = self._index[nodeids] = len(self.lists)
+            self.lists.append(list(nodeids))
+        if shared is not None:  # kept alive here, so its id stays its own
+            self._by_identity[id(shared)] = (shared, index)
+        return index, added
+
+    def encode(self, selection: Sequence[Selection]) -> dict[str, Any]:
+        index, _added = self.list_index(selection)
+        return encode_selection(selection, index)
+
+
+def encode_selection(selection: Sequence[Selection], tests: int) -> dict[str, Any]:
+    """`tests`: the index of the selection's test-id list among the shared lists."""
+    if isinstance(selection, SharedSelection):  # restored: its compact form is known
+        selected, reason = selection.default
+        rows = [list(row) for row in selection.exceptions]
+    else:
+        counts = Counter(map(_pair, selection))
+        selected, reason = counts.most_common(1)[0][0] if counts else (False, "")
+        rows = [
+            [position, s.selected, s.reason]
+            for position, s in enumerate(selection)
+            if s.selected != selected or s.reason != reason
+        ]
+    return {"tests": tests, "default": {"selected": selected, "reason": reason}, "except": rows}
+
+
+_pair = operator.attrgetter("selected", "reason")
+
+
+# (list index, selected, reason) -> that list's rows all alike: shared by the mutants that
+# read the same default, so 1,000 mutants x 5,000 tests hold ~5,000 rows, not 5 million.
+DefaultRows = dict[tuple[int, bool, str], tuple[Selection, ...]]
+
+
+def decode_selection(
+    data: dict[str, Any], lists: Sequence[Sequence[str]], shared: DefaultRows | None = None
+) -> tuple[Selection, ...]:
+    """The rows `encode_selection` wrote; raises KeyError/IndexError/TypeError when malformed."""
+    index = int(data["tests"])
+    nodeids = lists[index]
+    default = data["default"]
+    selected, reason = bool(default["selected"]), str(default["reason"])
+    shared = {} if shared is None else shared
+    alike = shared.get((index, selected, reason))
+    if alike is None:
+        alike = shared[index, selected, reason] = tuple(
+            Selection(nodeid, selected, reason) for nodeid in nodeids
+        )
+    rows = list(alike)
+    for position, flag, why in data["except"]:
+        rows[int(position)] = Selection(nodeids[int(position)], bool(flag), str(why))
+    return tuple(rows)
+
+
 def tests_json(result: MutantResult) -> list[dict[str, Any]]:
     """The mutant's tests as reported: display milliseconds plus exact seconds."""
     return [{**_test(t), "duration": max(0, round(t.duration * 1000))} for t in result.tests]
@@ -151,9 +238,10 @@ def report_from_json(doc: object) -> RunReport:
             "not a guardcheck JSON report (no top-level `guardcheck` object)"
         )
     top = doc["guardcheck"]
-    if top.get("format") != FORMAT:
+    if top.get("format") not in READABLE_FORMATS:
         raise NotAGuardcheckReport(
-            f"guardcheck report format {top.get('format')!r}, this guardcheck reads {FORMAT}"
+            f"guardcheck report format {top.get('format')!r}, this guardcheck reads "
+            f"{' and '.join(map(str, READABLE_FORMATS))}"
             "\n  fix: write the reports and merge them with the same guardcheck version"
         )
     try:
@@ -166,11 +254,13 @@ def report_from_json(doc: object) -> RunReport:
 
 def _report(doc: dict[str, Any], top: dict[str, Any]) -> RunReport:
     sources = {path: entry["source"] for path, entry in doc["files"].items()}
+    lists = top.get("selectionTests", [])
+    shared: DefaultRows = {}
     by_id: dict[str, MutantResult] = {}
     for entry in doc["files"].values():
         for mutant in entry["mutants"]:
             if mutant["guardcheck"]["part"] == 1:
-                result = _result(mutant, sources)
+                result = _result(mutant, sources, lists, shared)
                 by_id[result.mutant.id] = result
     results = [by_id[mutant_id] for mutant_id in top["mutants"]]
     if len(results) != len(by_id):
@@ -219,7 +309,12 @@ def _change(data: dict[str, Any], sources: dict[str, str]) -> FileChange:
     )
 
 
-def _result(entry: dict[str, Any], sources: dict[str, str]) -> MutantResult:
+def _result(
+    entry: dict[str, Any],
+    sources: dict[str, str],
+    lists: Sequence[Sequence[str]],
+    shared: DefaultRows,
+) -> MutantResult:
     fields = entry["guardcheck"]
     record = fields["record"]
     mutant = Mutant(
@@ -241,14 +336,22 @@ def _result(entry: dict[str, Any], sources: dict[str, str]) -> MutantResult:
         status=Status(fields["verdict"]),
         reason=fields["reason"],
         tests=tests,
-        selection=tuple(
-            Selection(s["test"], bool(s["selected"]), s["reason"]) for s in fields["selection"]
-        ),
+        selection=_read_selection(fields["selection"], lists, shared),
         path=ExecutionPath(fields["executionPath"]),
         duration=float(record["seconds"]),
         outcome=_read_outcome(record["outcome"], tests),
         path_reason=fields.get("executionPathReason", ""),  # absent from older reports
     )
+
+
+def _read_selection(
+    data: object, lists: Sequence[Sequence[str]], shared: DefaultRows
+) -> tuple[Selection, ...]:
+    if isinstance(data, list):  # format 1: every row, per mutant
+        return tuple(Selection(s["test"], bool(s["selected"]), s["reason"]) for s in data)
+    if not isinstance(data, dict):
+        raise TypeError(f"a selection is an object, not {type(data).__name__}")
+    return decode_selection(data, lists, shared)
 
 
 def _read_outcome(data: dict[str, Any] | None, ran: tuple[TestResult, ...]) -> ChildOutcome | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from guardcheck.model import FileChange, MutantResult, RunReport, Status, Where
 from guardcheck.reports import Gate
-from guardcheck.reports.record import mutant_record, run_record, tests_json
+from guardcheck.reports.record import SelectionTables, mutant_record, run_record, tests_json
 
 # The report format's major version (the npm package version, 3.x, is not this).
 SCHEMA_VERSION = "2"
@@ -82,7 +82,7 @@ def _status_reason(result: MutantResult) -> str:
 
 
 def _guardcheck_fields(
-    result: MutantResult, change: FileChange, part: int, gate: Gate
+    result: MutantResult, change: FileChange, part: int, gate: Gate, tables: SelectionTables
 ) -> dict[str, Any]:
     mutant = result.mutant
     declared: Where | None = mutant.declared_at
@@ -104,16 +104,16 @@ def _guardcheck_fields(
         "part": part,  # 1-based index of `change` among the mutant's files
         "diff": change.diff(),
         "tests": tests_json(result),
-        "selection": [
-            {"test": s.nodeid, "selected": s.selected, "reason": s.reason} for s in result.selection
-        ],
+        # Why each test was or was not run, as the rows that differ from the mutant's
+        # most common one over a shared test-id list (`selectionTests`): see record.py.
+        "selection": tables.encode(result.selection),
         # The rest of what `guardcheck merge` needs to rebuild the result, once per mutant.
         **({"record": mutant_record(result)} if part == 1 else {}),
     }
 
 
 def _mutant_entry(
-    result: MutantResult, change: FileChange, part: int, gate: Gate
+    result: MutantResult, change: FileChange, part: int, gate: Gate, tables: SelectionTables
 ) -> dict[str, Any]:
     mutant = result.mutant
     loc, replacement = location_and_replacement(change)
@@ -130,7 +130,7 @@ def _mutant_entry(
         "testsCompleted": len(result.tests),
         "replacement": replacement,
     }
-    entry["guardcheck"] = _guardcheck_fields(result, change, part, gate)
+    entry["guardcheck"] = _guardcheck_fields(result, change, part, gate, tables)
     return entry
 
 
@@ -150,6 +150,7 @@ def _test_files(report: RunReport) -> dict[str, Any]:
 def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]:
     """The report as a mutation-testing-report-schema document (a JSON-ready dict)."""
     gate = gate or Gate()
+    tables = SelectionTables()
     files: dict[str, Any] = {}
     for result in report.results:
         for part, change in enumerate(result.mutant.changes, start=1):
@@ -157,7 +158,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             entry = files.setdefault(
                 change.path, {"language": "python", "source": change.original, "mutants": []}
             )
-            entry["mutants"].append(_mutant_entry(result, change, part, gate))
+            entry["mutants"].append(_mutant_entry(result, change, part, gate, tables))
     baseline_ms = _ms(report.baseline_seconds)
     return {
         "schemaVersion": SCHEMA_VERSION,
@@ -185,6 +186,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             "baselineSeconds": report.baseline_seconds,
             "wallSeconds": report.wall_seconds,
             **run_record(report),
+            "selectionTests": tables.lists,
         },
     }
 

@@ -6,20 +6,33 @@ position in the catalogue or a sweep, so every machine computes the same split f
 same tree, and adding or removing one mutant moves no other. The shards are disjoint
 and their union is the full selection.
 
-Balance is by count, statistically: a hash does not know that one mutant runs a
-fresh interpreter for a second while another forks for 10 ms. Weighting by the
-baseline's test times would need the baseline before the split (every shard runs it
-anyway) and a deterministic bin-packing over all mutants; it is left for later.
+Without times, balance is by count, statistically: a hash does not know that one
+mutant runs a fresh interpreter for a second while another forks for 10 ms.
+
+With times (`--shard-times REPORT.json`, a guardcheck JSON report of an earlier run
+that every shard is given, e.g. the last merged report of the main branch, shipped as
+a CI artifact), each mutant's cost is estimated from that report: the baseline times of
+the tests it selected there plus the start-up of its path (`costs_from`); a mutant the
+report does not hold (new, or its content changed) costs the median of the known ones.
+The mutants are then packed greedily, costliest first, each onto the shard with the
+least cost so far (ties by content key, then by lowest shard), so every machine
+computes the same split from the same mutants and the same report: deterministic, no
+coordination, disjoint, and the union is the full selection. Times are only "known"
+through that explicit file, never from a machine's own cache: two shards with
+different caches would split differently. The report's digest is part of the run's
+provenance, so `guardcheck merge` refuses shards balanced on different reports.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import re
-from collections.abc import Sequence
+import statistics
+from collections.abc import Mapping, Sequence
 
 from guardcheck.errors import GuardcheckError
-from guardcheck.model import Mutant
+from guardcheck.model import ExecutionPath, Mutant, RunReport
 
 Shard = tuple[int, int]  # (K, N), 1-based: shard K of N
 
@@ -70,12 +83,50 @@ def shard_of(mutant: Mutant, count: int) -> int:
     return 1 + int(content_key(mutant), 16) % count
 
 
-def take_shard(mutants: Sequence[Mutant], shard: Shard | None) -> list[Mutant]:
-    """The mutants shard K of N runs, in their original order (all of them for None)."""
+# Start-up a mutant costs beside its tests (bench/README.md: a fork ~10 ms, a fresh
+# interpreter ~1 s), so that a report's zero-second tests still weigh something.
+PATH_SECONDS = {ExecutionPath.FORK: 0.01, ExecutionPath.FRESH: 1.0}
+
+
+def costs_from(report: RunReport) -> dict[str, float]:
+    """content key -> estimated seconds, for every mutant an earlier run's report holds."""
+    seconds = {t.nodeid: t.duration for t in report.baseline}
+    costs: dict[str, float] = {}
+    for result in report.results:
+        tests = sum(seconds.get(nodeid, 0.0) for nodeid in result.covered_by)
+        costs[content_key(result.mutant)] = tests + PATH_SECONDS.get(result.path, 0.01)
+    return costs
+
+
+def take_shard(
+    mutants: Sequence[Mutant], shard: Shard | None, costs: Mapping[str, float] | None = None
+) -> list[Mutant]:
+    """The mutants shard K of N runs, in their original order (all of them for None).
+
+    `costs` (content key -> seconds, from `costs_from`): balance the shards by it.
+    """
     if shard is None:
         return list(mutants)
     k, n = shard
-    return [m for m in mutants if shard_of(m, n) == k]
+    if not costs:
+        return [m for m in mutants if shard_of(m, n) == k]
+    mine = {key for key, index in _packed(mutants, n, costs).items() if index == k}
+    return [m for m in mutants if content_key(m) in mine]
+
+
+def _packed(mutants: Sequence[Mutant], count: int, costs: Mapping[str, float]) -> dict[str, int]:
+    """content key -> 1-based shard: longest-processing-time-first onto the least loaded."""
+    keys = sorted({content_key(m) for m in mutants})
+    known = [costs[key] for key in keys if key in costs]
+    default = statistics.median(known) if known else 1.0
+    order = sorted(keys, key=lambda key: (-costs.get(key, default), key))
+    loads = [(0.0, index) for index in range(1, count + 1)]  # a heap: (load, shard)
+    assigned: dict[str, int] = {}
+    for key in order:
+        load, index = heapq.heappop(loads)
+        assigned[key] = index
+        heapq.heappush(loads, (load + costs.get(key, default), index))
+    return assigned
 
 
 def shard_label(shard: Shard | None) -> str:

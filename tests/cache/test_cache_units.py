@@ -6,8 +6,12 @@ import json
 from pathlib import Path
 
 from guardcheck.cache import ResultCache, codec
+from guardcheck.cache.deps import DependencyKeys, mutant_parts
+from guardcheck.cache.files import project_digests
 from guardcheck.cache.store import Store
+from guardcheck.cache.units import units_of
 from guardcheck.model import (
+    BaselineTest,
     ChildOutcome,
     ExecutionPath,
     FileChange,
@@ -20,6 +24,7 @@ from guardcheck.model import (
     Where,
 )
 from guardcheck.options import RunOptions
+from guardcheck.reports.record import encode_selection
 
 ORIGINAL = "def f(x):\n    return x + 1\n"
 
@@ -104,3 +109,133 @@ def test_a_key_changes_with_the_mutated_text_the_tests_their_data_and_the_option
         changed = ResultCache(options).key(mutant())
         assert changed != key
         key = changed
+
+
+def test_eviction_removes_what_the_last_run_did_not_use(tmp_path):
+    """Issue 13 §1: nothing was ever evicted, so the cache grew with every project state."""
+    earlier = Store(tmp_path / "cache")
+    for key in ("aa1", "bb2", "cc3"):
+        earlier.write("mutant", key, {"n": key})
+    later = Store(tmp_path / "cache")
+    assert later.read("mutant", "aa1") == {"n": "aa1"}
+    later.write("mutant", "dd4", {"n": "dd4"})
+    assert later.evict_unused() == 2
+    assert sorted(p.stem for p in (tmp_path / "cache").rglob("*.json")) == ["aa1", "dd4"]
+
+
+CALC = """\
+LIMIT = 3
+
+
+def double(x):
+    return x * 2
+
+
+class Box:
+    def get(self):
+        return LIMIT
+
+    @property
+    def size(self):
+        return 1
+
+    @size.setter
+    def size(self, value):
+        pass
+"""
+
+
+def test_units_split_a_module_into_function_bodies_and_the_import_time_rest():
+    units = units_of(CALC)
+    assert units is not None
+    assert list(units.bodies) == ["double#0", "Box.get#0", "Box.size#0", "Box.size#1"]
+    assert units.lines[5] == "double#0"
+    assert 1 not in units.lines
+    edited = units_of(CALC.replace("return x * 2", "y = x\n    return y * 2"))
+    assert edited is not None
+    assert edited.skeleton == units.skeleton  # a body edit leaves the skeleton alone
+    assert edited.bodies["Box.get#0"] == units.bodies["Box.get#0"]
+    assert edited.bodies["double#0"] != units.bodies["double#0"]
+    constant = units_of(CALC.replace("LIMIT = 3", "LIMIT = 4"))
+    assert constant is not None
+    assert constant.skeleton != units.skeleton
+    assert units_of("def broken(:\n") is None
+
+
+def calc_mutant(original: str, find: str, replace: str) -> Mutant:
+    change = FileChange("app/calc.py", original, original.replace(find, replace), Where("", 1))
+    return Mutant("m", "s", (change,))
+
+
+def dependency_key(root: Path, source: str, mutant: Mutant, tests: str = "") -> str:
+    """`mutant`'s key (test_double selected) after a baseline where test_double ran the
+    first line of double's body and test_box the first line of Box.get's."""
+    (root / "app").mkdir(exist_ok=True)
+    (root / "tests").mkdir(exist_ok=True)
+    (root / "app" / "calc.py").write_text(source, encoding="utf-8")
+    test_text = tests or "def test_double():\n    pass\n\n\ndef test_box():\n    pass\n"
+    (root / "tests" / "test_calc.py").write_text(test_text, encoding="utf-8")
+    digests = project_digests(root, ("tests",), root / ".guardcheck")
+    t_double, t_box = "tests/test_calc.py::test_double", "tests/test_calc.py::test_box"
+    baseline = [BaselineTest(t, 0.1, "tests/test_calc.py") for t in (t_double, t_box)]
+    lines = source.splitlines()
+    body_of = {
+        name: lines.index(next(x for x in lines if name in x)) + 2
+        for name in ("def double", "def get")
+    }
+    coverage = {
+        "app/calc.py": {
+            body_of["def double"]: frozenset({t_double}),
+            body_of["def get"]: frozenset({t_box}),
+        }
+    }
+    keys = DependencyKeys("env", root, digests, baseline, coverage)
+    selection = tuple(Selection(t.nodeid, t.nodeid == t_double, "r") for t in baseline)
+    return keys.mutant_key(mutant, selection)
+
+
+def test_a_dependency_key_sees_only_what_the_selected_tests_ran(tmp_path):
+    """Issue 13 §1: a mutant of double keeps its key when Box changes, not when double does."""
+
+    def key(source: str, tests: str = "") -> str:
+        return dependency_key(tmp_path, source, calc_mutant(source, "x * 2", "x + 2"), tests)
+
+    before = key(CALC)
+    assert key(CALC.replace("return 1\n", "return 2\n")) == before  # Box.size: not run
+    assert key(CALC.replace("return x * 2", "y = x\n    return y * 2")) != before  # its own body
+    assert key(CALC.replace("LIMIT = 3", "LIMIT = 4")) != before  # import-time text
+    other_test = "def test_double():\n    pass\n\n\ndef test_box():\n    assert 1\n"
+    assert key(CALC, other_test) == before  # another test's body
+    own_test = "def test_double():\n    assert 1\n\n\ndef test_box():\n    pass\n"
+    assert key(CALC, own_test) != before  # the selected test's body
+
+
+def test_a_mutant_s_parts_follow_its_function_not_its_position():
+    """Issue 13 §1: editing `f` shifts `g`'s offsets; `g`'s mutants must keep their key."""
+    before = "def extra():\n    return 0\n\n\n" + CALC
+    shifted = before.replace("return 0", "y = 0\n    return y")  # a body edit above double
+    here = mutant_parts(splice_mutant(before, "x * 2", "x + 2"))
+    assert mutant_parts(splice_mutant(shifted, "x * 2", "x + 2")) == here
+    assert mutant_parts(splice_mutant(before, "x * 2", "x - 2")) != here
+    # A change to import-time text (a splice outside every body) changes the skeleton.
+    constant = mutant_parts(splice_mutant(before, "LIMIT = 3", "LIMIT = 4"))
+    assert constant[-1].startswith("skeleton ")
+    assert constant[-1] not in here
+
+
+def splice_mutant(original: str, find: str, replace: str) -> Mutant:
+    """A mutant with the splice the engine would record (FileChange derives it)."""
+    start = original.index(find)
+    mutated = original[:start] + replace + original[start + len(find) :]
+    change = FileChange("app/calc.py", original, mutated, Where("app/calc.py", 1))
+    return Mutant("m", "s", (change,))
+
+
+def test_a_restored_selection_writes_the_same_compact_form_as_the_rows_it_holds():
+    """Scale issue: restored selections carry their compact form so reports skip the
+    row-by-row scan; what they write must equal what the plain rows would write."""
+    original = result(mutant())
+    digest, nodeids = codec.nodeids_blob(original.selection)
+    back = codec.decode(codec.encode(original, digest), mutant(), tuple(nodeids))
+    assert back.selection == original.selection
+    assert encode_selection(back.selection, 0) == encode_selection(tuple(back.selection), 0)

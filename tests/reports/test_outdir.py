@@ -134,3 +134,24 @@ def test_sweep_ids_get_files_inside_the_folder(tmp_path):
     sweep = next(r for r in rich_report().results if r.mutant.id == SWEEP_ID)
     assert folder.log_path(sweep.mutant).parent == folder.path / "mutants"
     assert folder.log_path(sweep.mutant).read_text() == f"log of {SWEEP_ID}\n"
+
+
+def test_outcomes_write_the_selection_s_test_ids_once(tmp_path):
+    """Scale issue: outcomes.jsonl held one selection row per test per mutant (58 MB at
+    100 mutants x 5,000 tests). The ordered test ids go to selection-tests.jsonl once; each
+    outcome keeps its most common row and the rows that differ, by position."""
+    folder = OutputFolder(tmp_path / "out")
+    run(folder)
+    out = folder.path
+    lists = [json.loads(line) for line in (out / "selection-tests.jsonl").read_text().splitlines()]
+    tables = {entry["index"]: entry["tests"] for entry in lists}
+    assert len(tables) == len(lists)  # each distinct list once
+    for line, result in zip(outcomes(out), rich_report().results, strict=True):
+        selection = line["selection"]
+        nodeids = tables[selection["tests"]]
+        rows = [
+            (n, selection["default"]["selected"], selection["default"]["reason"]) for n in nodeids
+        ]
+        for position, selected, reason in selection["except"]:
+            rows[position] = (nodeids[position], selected, reason)
+        assert rows == [(s.nodeid, s.selected, s.reason) for s in result.selection]

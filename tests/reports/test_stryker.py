@@ -17,11 +17,13 @@ from support.reports import (
     T_LIMIT,
     UTIL,
     change,
+    failed,
     rich_report,
 )
 
-from guardcheck.model import RunReport, Where
+from guardcheck.model import BaselineTest, MutantResult, RunReport, Selection, Status, Where
 from guardcheck.reports import Gate
+from guardcheck.reports.record import report_from_json
 from guardcheck.reports.stryker import location_and_replacement, to_stryker, write_json
 
 SCHEMA_PATH = (
@@ -108,6 +110,12 @@ def test_caught_elsewhere_explains_itself():
     assert allowed["clamp-low-eq"]["guardcheck"]["passesGate"] is True
 
 
+def selection_of(doc: dict, mutant_id: str) -> list[tuple[str, bool, str]]:
+    """A mutant's selection rows, read back from the JSON the way `guardcheck merge` does."""
+    back = {r.mutant.id: r for r in report_from_json(json.loads(json.dumps(doc))).results}
+    return [(s.nodeid, s.selected, s.reason) for s in back[mutant_id].selection]
+
+
 def test_killed_mutant_fields():
     mutant = mutants_by_id(to_stryker(rich_report()))["add-minus"]
     assert mutant["mutatorName"] == "catalogue"
@@ -126,8 +134,8 @@ def test_killed_mutant_fields():
     assert gc["id"] == "add-minus"
     assert gc["executionPath"] == "fork"
     assert gc["declaredAt"] == "mutations/calc.toml:3"
-    assert gc["selection"] == [
-        {"test": T_ADD, "selected": True, "reason": "executes the mutated lines"}
+    assert selection_of(to_stryker(rich_report()), "add-minus") == [
+        (T_ADD, True, "executes the mutated lines")
     ]
     assert gc["diff"].startswith("--- a/pkg/calc.py")
 
@@ -138,7 +146,7 @@ def test_no_coverage_and_timeout():
     assert nocov["coveredBy"] == []
     assert nocov["testsCompleted"] == 0
     assert nocov["statusReason"] == "no test executes pkg/util.py:1"
-    assert nocov["guardcheck"]["selection"][0]["selected"] is False
+    assert selection_of(to_stryker(rich_report()), "limit-eleven")[0][1] is False
     timeout = mutants["clamp-loop"]
     assert timeout["coveredBy"] == [T_CLAMP]
     assert timeout["duration"] == 5200
@@ -203,3 +211,56 @@ def test_the_location_comes_from_the_splice_not_the_matched_span():
     loc, replacement = location_and_replacement(wrong)
     assert loc == {"start": {"line": 2, "column": 12}, "end": {"line": 2, "column": 17}}
     assert replacement == "a - b"
+
+
+def wide_report(mutant_count: int, test_count: int) -> RunReport:
+    """`mutant_count` caught mutants of add, each covered by one of `test_count` tests."""
+    nodeids = [f"tests/test_wide.py::test_{i}" for i in range(test_count)]
+    results = []
+    for index in range(mutant_count):
+        killer = nodeids[index % test_count]
+        rows = tuple(
+            Selection(n, n == killer, "executes pkg/calc.py:2" if n == killer else "does not")
+            for n in nodeids
+        )
+        mutant = dc_replace(rich_report().results[0].mutant, id=f"wide-{index}")
+        results.append(
+            MutantResult(mutant, Status.CAUGHT, killer, (failed(killer),), rows, duration=0.01)
+        )
+    baseline = [BaselineTest(n, 0.01, "tests/test_wide.py") for n in nodeids]
+    return RunReport(root="/p", results=results, baseline=baseline)
+
+
+def test_the_selection_is_written_once_not_per_mutant(validator):
+    """Scale issue: every mutant wrote one selection row per test, so 100 mutants x 5,000
+    tests made a 97 MB report. The test ids are written once; a mutant keeps the rows that
+    differ from its most common one, and the document stays schema-valid and readable."""
+    report = wide_report(mutant_count=40, test_count=200)
+    doc = to_stryker(report)
+    assert [e.message for e in validator.iter_errors(doc)] == []
+    text = json.dumps(doc)
+    # A test no mutant ran appears in testFiles, the baseline and the shared id list: a
+    # fixed number of times whatever the number of mutants.
+    assert text.count('"tests/test_wide.py::test_150"') == 3
+    back = report_from_json(json.loads(text))
+    assert [r.selection for r in back.results] == [r.selection for r in report.results]
+    assert back.results[3].covered_by == ("tests/test_wide.py::test_3",)
+
+
+def test_a_format_1_report_with_row_by_row_selections_is_still_read():
+    """Scale issue: reports written before the shared selection table (format 1, one row
+    per test per mutant) are still read back by `guardcheck merge`."""
+    report = rich_report()
+    doc = json.loads(json.dumps(to_stryker(report)))
+    top = doc["guardcheck"]
+    old_rows = {r.mutant.id: r.selection for r in report.results}
+    for entry in doc["files"].values():
+        for mutant in entry["mutants"]:
+            fields = mutant["guardcheck"]
+            fields["selection"] = [
+                {"test": s.nodeid, "selected": s.selected, "reason": s.reason}
+                for s in old_rows[fields["id"]]
+            ]
+    top["format"] = 1
+    del top["selectionTests"]
+    assert report_from_json(doc).results == report.results
