@@ -15,6 +15,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from guardcheck.reports.record import decode_selection
+
 
 def tracked_bytes(root: Path) -> dict[str, bytes]:
     """Every file outside guardcheck's own output folder, by relative path."""
@@ -57,4 +59,12 @@ def guardcheck_run(
     assert report.exists(), done.stdout + done.stderr
     data = json.loads(report.read_text(encoding="utf-8"))
     mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
+    # The report stores each selection against a shared test-id list; tests read rows.
+    lists = data["guardcheck"]["selectionTests"]
+    for mutant in mutants.values():
+        fields = mutant["guardcheck"]
+        fields["selection"] = [
+            {"test": s.nodeid, "selected": s.selected, "reason": s.reason}
+            for s in decode_selection(fields["selection"], lists)
+        ]
     return done, mutants
