@@ -6,6 +6,8 @@ Layout::
     baseline.json      the unmutated tests and their durations
     mutants/<id>.diff  written when a mutant starts
     mutants/<id>.log   written when it finishes
+    mutants.previous/  the last run's mutants/ while this one runs: unchanged files are
+                       moved over rather than written again; removed by finish()
     outcomes.jsonl     one JSON line per finished mutant, appended
     selection-tests.jsonl
                        the ordered test-id lists the outcomes' selections index into,
@@ -62,6 +64,10 @@ OWN_FILES = ("baseline.json", "outcomes.jsonl", SELECTION_TESTS, "internal-error
 # Also ours, kept between runs: the private copy of the project and its manifest
 # (guardcheck/lab/projectcopy.py).
 MUTANTS_DIR = "mutants"
+# The previous run's mutants/ while this run writes its own: a file whose text is
+# unchanged is moved over instead of written again (a cached re-run of 1,000 mutants
+# would otherwise create 2,000 files); what is left is removed by finish().
+PREVIOUS_DIR = "mutants.previous"
 LOCK = "lock"  # flock'ed for the whole run; holds the holder's pid
 
 
@@ -88,6 +94,7 @@ class OutputFolder:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.mutants = self.path / MUTANTS_DIR
+        self.previous = self.path / PREVIOUS_DIR
         self._lock = threading.Lock()
         self._tables = SelectionTables()  # guarded by _lock
         self._held: int | None = None  # the lock file's descriptor while this run owns it
@@ -123,7 +130,11 @@ class OutputFolder:
         self._take_lock()  # before touching anything another run may be writing
         for name in OWN_FILES:
             (self.path / name).unlink(missing_ok=True)
-        shutil.rmtree(self.mutants, ignore_errors=True)
+        shutil.rmtree(self.previous, ignore_errors=True)  # left by a run that was killed
+        if self.mutants.is_dir():
+            self.mutants.rename(self.previous)
+        else:
+            shutil.rmtree(self.mutants, ignore_errors=True)
         self.mutants.mkdir()
 
     def _take_lock(self) -> None:
@@ -179,14 +190,14 @@ class OutputFolder:
         (self.path / "baseline.json").write_text(json.dumps(data, indent=2) + "\n", "utf-8")
 
     def mutant_started(self, mutant: Mutant) -> None:
-        self.diff_path(mutant).write_text(mutant.diff(), encoding="utf-8")
+        self._write(self.diff_path(mutant), mutant.diff())
 
     def mutant_finished(self, result: MutantResult, log: str) -> None:
         mutant = result.mutant
         diff = self.diff_path(mutant)
         if not diff.exists():  # a mutant decided without running (e.g. no coverage)
-            diff.write_text(mutant.diff(), encoding="utf-8")
-        self.log_path(mutant).write_text(log, encoding="utf-8")
+            self._write(diff, mutant.diff())
+        self._write(self.log_path(mutant), log)
         outcome = self._outcome(result)
         with self._lock:
             index, added = self._tables.list_index(result.selection)
@@ -203,8 +214,20 @@ class OutputFolder:
             for name, statuses in LISTS.items():
                 ids = [r.mutant.id for r in report.results if r.status in statuses]
                 (self.path / name).write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")
+        shutil.rmtree(self.previous, ignore_errors=True)
 
     # -- helpers -----------------------------------------------------------------------
+
+    def _write(self, path: Path, text: str) -> None:
+        """Write `text` to `path`, moving the previous run's file over when it is the same."""
+        old = self.previous / path.name
+        try:
+            if old.read_text(encoding="utf-8") == text:
+                old.rename(path)
+                return
+        except (OSError, UnicodeDecodeError):
+            pass  # no such file, or unreadable: write it anew
+        path.write_text(text, encoding="utf-8")
 
     def _append(self, name: str, line: str) -> None:
         # One open/write/close per line: the line reaches the OS even if we are killed next.

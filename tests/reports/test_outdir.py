@@ -105,6 +105,49 @@ def test_a_new_run_clears_stale_results_only(tmp_path):
     assert len(outcomes(out)) == 1  # appended to a fresh file, not the old one
 
 
+def test_a_re_run_moves_unchanged_files_over_and_drops_the_rest(tmp_path):
+    """Scale issue: a cached re-run of 1,000 mutants rewrote 2,000 files; an unchanged
+    diff or log is now the previous run's file moved over (same inode), a changed log is
+    written anew, and files of mutants that are no longer in the run are gone."""
+    out = tmp_path / "out"
+    first = OutputFolder(out)
+    run(first)
+    first.finish(rich_report())
+    first.close()
+    unchanged = out / "mutants" / "add-minus.diff"
+    inode = unchanged.stat().st_ino
+    (out / "mutants" / "gone.log").write_text("a mutant the catalogue no longer has")
+    second = OutputFolder(out)
+    report = rich_report()
+    second.baseline_finished(report.baseline, report.baseline_seconds)
+    for result in report.results:
+        second.mutant_started(result.mutant)
+        second.mutant_finished(result, f"new log of {result.mutant.id}\n")
+    second.finish(report)
+    assert unchanged.stat().st_ino == inode
+    assert (out / "mutants" / "add-minus.log").read_text() == "new log of add-minus\n"
+    assert not (out / "mutants" / "gone.log").exists()
+    assert not (out / "mutants.previous").exists()
+
+
+def test_a_killed_re_run_shows_only_its_own_files_in_mutants(tmp_path):
+    """The previous run's files must not pass for this run's evidence when it is killed
+    before finish(): they wait in mutants.previous, which the next run replaces."""
+    out = tmp_path / "out"
+    first = OutputFolder(out)
+    run(first)
+    first.finish(rich_report())
+    first.close()
+    second = OutputFolder(out)
+    run(second, upto=0)  # killed while its first mutant runs
+    second.close()
+    assert sorted(p.name for p in (out / "mutants").iterdir()) == ["add-minus.diff"]
+    OutputFolder(out)
+    assert list((out / "mutants").iterdir()) == []
+    # The first run's leftovers are gone; only the killed run's one file waits for reuse.
+    assert sorted(p.name for p in (out / "mutants.previous").iterdir()) == ["add-minus.diff"]
+
+
 def test_refuses_a_foreign_non_empty_folder(tmp_path):
     (tmp_path / "important.txt").write_text("keep me")
     with pytest.raises(OutputFolderUnusable, match="not created by guardcheck"):
