@@ -16,6 +16,7 @@ from guardcheck.splices import (
     Location,
     Splice,
     changed_lines,
+    line_index,
     location,
     unified_diff,
     whole_text_splice,
@@ -89,7 +90,7 @@ class FileChange:
 
     @cached_property
     def lines(self) -> LineIndex:
-        return LineIndex(self.original)
+        return line_index(self.original)
 
     def diff(self) -> str:
         return unified_diff(self.path, self.original, self.splices)

@@ -9,6 +9,7 @@ search for line numbers, never by diffing whole files.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -116,6 +117,18 @@ class LineIndex:
         """How many lines `splitlines` would give."""
         count = len(self.starts)
         return count - 1 if self.text.endswith("\n") or not self.text else count
+
+    @functools.cached_property
+    def kept_lines(self) -> list[str]:
+        """The text's lines with their line endings (`splitlines(keepends=True)`)."""
+        return self.text.splitlines(keepends=True)
+
+
+@functools.lru_cache(maxsize=64)
+def line_index(text: str) -> LineIndex:
+    """The index of `text`, built once: a file's mutants share one original text, so
+    per-mutant work stays proportional to the change, not to the file."""
+    return LineIndex(text)
 
 
 @dataclass(frozen=True)
@@ -227,8 +240,8 @@ def unified_diff(path: str, original: str, splices: Sequence[Splice]) -> str:
     """`diff -u a/path b/path` of the splices (three lines of context), from the splices alone."""
     if not splices:
         return ""
-    index = LineIndex(original)
-    old = original.splitlines(keepends=True)
+    index = line_index(original)
+    old = index.kept_lines
     changes = _line_changes(index, splices)
     # Changes whose context would touch share one hunk.
     hunks: list[list[tuple[int, int, str]]] = []
