@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from guardcheck.child.codeswap import nested
+from guardcheck.edit import toplevel
+from guardcheck.edit.toplevel import BODIES, common_prefix, common_suffix
 from guardcheck.messages import MARKER
 
 DefKey = tuple[int, str]  # (co_firstlineno, co_name): how a def's code object is found
 Def = ast.FunctionDef | ast.AsyncFunctionDef
-
-# Statement lists: a def is a statement, so it is only ever found inside one of these.
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 class NoPlaceForMarker(LookupError):
@@ -33,7 +31,7 @@ class NoPlaceForMarker(LookupError):
 def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
     for node in nodes:
         yield node
-        for name in _BODIES:
+        for name in BODIES:
             inner = getattr(node, name, None)
             if isinstance(inner, list):
                 yield from _statements(inner)
@@ -119,63 +117,6 @@ class Part:
     whole: bool
 
 
-def _common_prefix(a: str, b: str) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # slices compare in C: a few dozen compares for any file
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-@dataclass(frozen=True)
-class _Outline:
-    spans: tuple[tuple[int, int], ...]  # (first line with decorators, last line) per statement
-    # The `from __future__` imports first, then every import binding a module-level
-    # name: the compiler treats a call on an imported name differently (3.11 skips the
-    # method-call form), so a def compiles as in its module only beside them. Never
-    # modified: shared by every mutant's part.
-    prelude: tuple[ast.stmt, ...]
-
-
-@functools.lru_cache(maxsize=8)
-def _outline(original: str, filename: str) -> _Outline:
-    spans = []
-    body = ast.parse(original, filename).body
-    for statement in body:
-        decorators = getattr(statement, "decorator_list", [])
-        first = min([statement.lineno, *(d.lineno for d in decorators)])
-        spans.append((first, statement.end_lineno or statement.lineno))
-    futures = [s for s in body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
-    imports = [s for s in _module_scope(body) if isinstance(s, ast.Import | ast.ImportFrom)]
-    return _Outline(tuple(spans), (*futures, *(s for s in imports if s not in futures)))
-
-
-def _module_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Statements that run in the module's own scope (not inside a def or class)."""
-    for node in nodes:
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        for name in _BODIES:
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                yield from _module_scope(inner)
-
-
 def touched_part(original: str, mutated: str, filename: str, compiled: types.CodeType) -> Part:
     """Parse only the top-level statements of `mutated` that differ from `original`.
 
@@ -184,12 +125,12 @@ def touched_part(original: str, mutated: str, filename: str, compiled: types.Cod
     top-level statement (module-level names are globals in every function).
     """
     keys = [_key(c) for c in nested(compiled)]
-    prefix = _common_prefix(original, mutated)
-    suffix = _common_suffix(original, mutated, min(len(original), len(mutated)) - prefix)
+    prefix = common_prefix(original, mutated)
+    suffix = common_suffix(original, mutated, min(len(original), len(mutated)) - prefix)
     first = original.count("\n", 0, prefix) + 1
     last = original.count("\n", 0, len(original) - suffix) + 1
     shift = mutated.count("\n", 0, len(mutated) - suffix) + 1 - last
-    outline = _outline(original, filename)
+    outline = toplevel.outline(original)
     spans = [(a, b) for a, b in outline.spans if a <= last and b >= first]
     if len(set(keys)) == len(keys) and spans:
         start, end = spans[0][0], spans[-1][1] + shift
