@@ -10,6 +10,7 @@ cost ~25 ms per mutant in the parent, several times what running it costs.
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import types
 from collections.abc import Iterable, Iterator
@@ -171,3 +172,94 @@ def instrument(part: Part, marked: list[types.CodeType]) -> None:
             _add_marker(node, qualname)
     if wanted:
         raise NoPlaceForMarker(", ".join(wanted.values()))
+
+
+@dataclass(frozen=True)
+class View:
+    """A mutant's original and mutated code, whole or narrowed to its touched statements.
+
+    Classification diffs `original` against `mutated` and instruments `part`, in
+    the view's own coordinates; `at` and `whole` take its results back to the
+    whole module's (the identity for a whole view).
+    """
+
+    original: types.CodeType
+    mutated: types.CodeType
+    part: Part
+    # Index in the whole module's nested code objects of each of the view's; None: whole.
+    places: tuple[int, ...] | None = None
+
+    def at(self, path: tuple[int, ...]) -> tuple[int, ...]:
+        if self.places is None or not path:
+            return path
+        return (self.places[path[0]], *path[1:])
+
+    def whole(self, code: types.CodeType, base: types.CodeType) -> types.CodeType:
+        """`base` (the whole original module) with `code`'s statements in place."""
+        if self.places is None:
+            return code
+        consts = list(base.co_consts)
+        positions = _index(base).positions
+        for place, inner in zip(self.places, nested(code), strict=True):
+            consts[positions[place]] = inner
+        return base.replace(co_consts=tuple(consts))
+
+
+@dataclass(frozen=True)
+class _Index:
+    module: types.CodeType  # kept alive, so its id is not reused while it is cached
+    positions: tuple[int, ...]  # where in co_consts each nested code object sits
+    places: dict[tuple[str, int], int]  # (qualname, first line) -> nested index, if unique
+
+
+# By identity: hashing a code object hashes all of its nested code, per lookup.
+_INDEXES: dict[int, _Index] = {}
+
+
+def _index(module: types.CodeType) -> _Index:
+    found = _INDEXES.get(id(module))
+    if found is None or found.module is not module:
+        if len(_INDEXES) >= 8:
+            _INDEXES.clear()
+        keys = [_key(c) for c in nested(module)]
+        once = {key for key, count in collections.Counter(keys).items() if count == 1}
+        found = _Index(
+            module,
+            tuple(i for i, c in enumerate(module.co_consts) if isinstance(c, types.CodeType)),
+            {key: index for index, key in enumerate(keys) if key in once},
+        )
+        _INDEXES[id(module)] = found
+    return found
+
+
+def narrowed(
+    original: str,
+    mutated: str,
+    filename: str,
+    changed: tuple[int, int] | None,
+    compiled: types.CodeType,
+) -> View | None:
+    """A view of only the top-level statements the change touches (texts without a BOM).
+
+    `compiled` is the whole original module. None when the whole module must be
+    compiled instead: edit/toplevel.py cannot narrow the change; it moves lines
+    (every later code object would move with it); the touched statements do not
+    compile alone (the whole module says why); or their code objects do not map
+    one to one onto the module's by (qualname, first line).
+    """
+    touched = toplevel.touched(original, mutated, changed)
+    if touched is None or touched.shift:
+        return None
+    found = toplevel.outline(original)
+    before = toplevel.part_module(found, touched.original(found), imports=True)
+    after = toplevel.part_module(found, touched.statements, imports=True)
+    try:
+        code_o = compile(before, filename, "exec", dont_inherit=True)
+        code_m = compile(after, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    index = _index(compiled).places
+    places = [index.get(_key(c)) for c in nested(code_o)]
+    if None in places or places != [index.get(_key(c)) for c in nested(code_m)]:
+        return None
+    return View(code_o, code_m, Part(after, whole=True), tuple(p for p in places if p is not None))
