@@ -9,6 +9,8 @@ search for line numbers, never by diffing whole files.
 from __future__ import annotations
 
 import bisect
+import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -86,16 +88,18 @@ def compose(original: str, earlier: Sequence[Splice], later: Splice) -> tuple[Sp
     return (*earlier[:first], merged, *earlier[last + 1 :])
 
 
+@functools.lru_cache(maxsize=16)
+def _line_starts(text: str) -> tuple[int, ...]:
+    # Every mutant of a file indexes the same original: scan it once, not per mutant.
+    return (0, *(match.end() for match in re.finditer("\n", text)))
+
+
 class LineIndex:
     """Line numbers of character offsets in one text (1-based), by binary search."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0]
-        position = text.find("\n")
-        while position >= 0:
-            self.starts.append(position + 1)
-            position = text.find("\n", position + 1)
+        self.starts = _line_starts(text)
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)

@@ -26,9 +26,10 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from guardcheck.splices import LineIndex
 
 # Statement lists: the places a statement can sit inside another.
 BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -108,7 +109,7 @@ def outline(original: str) -> Outline:
     narrowable = "barry_as_FLUFL" not in names and not any(
         isinstance(n, ast.Global | ast.Nonlocal) for n in scope
     )
-    starts = (0, *(m.end() for m in re.finditer("\n", original)))
+    starts = LineIndex(original).starts  # cached by content there too
     firsts, lasts = tuple(a for a, _ in spans), tuple(b for _, b in spans)
     prelude = (*futures, *imports)
     return Outline(tree, tuple(spans), prelude, futures, after, narrowable, starts, firsts, lasts)
