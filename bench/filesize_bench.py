@@ -1,6 +1,7 @@
 """Does a mutant cost more in a bigger file? (issue 8 §C13)
 
     .venv/bin/python bench/filesize_bench.py [--sizes 1000,5000,20000] [--rounds 3]
+        [--peer DIR]
 
 For each size, a generated git project whose `pkg/big.py` has that many lines
 (filler functions, then `total(a, b)` last) and two tests. Whole-process
@@ -8,7 +9,10 @@ For each size, a generated git project whose `pkg/big.py` has that many lines
 with one of them and with all 21: per-mutant cost is (21 - one) / 20, which
 leaves out what every run pays once (pytest start-up, importing the big file,
 the baseline). Rounds alternate between the sizes, so machine load hits each
-alike; every figure is the median of the rounds.
+alike; every figure is the median of the rounds. With `--peer DIR` (a folder
+holding another revision's `guardcheck/` package, e.g. from `git archive REV
+guardcheck | tar -x -C DIR`), each measurement is taken with that package first
+on PYTHONPATH too, right after this one's, and both are printed.
 """
 
 from __future__ import annotations
@@ -74,10 +78,15 @@ def project(folder: Path, lines: int) -> Path:
     return folder
 
 
-def timed(root: Path, *args: str) -> float:
+def timed(root: Path, *args: str, peer: Path | None = None) -> float:
+    env = {**ENV, "PYTHONPATH": str(peer)} if peer else ENV
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "guardcheck", *args], cwd=root, capture_output=True, text=True
+        [sys.executable, "-m", "guardcheck", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:  # every entry is valid and every mutant is caught
@@ -89,26 +98,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000,20000")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--peer", type=Path, help="folder holding another guardcheck/ package")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    samples: dict[tuple[int, str], list[float]] = {}
+    sides: dict[str, Path | None] = {"this": None}
+    if args.peer:
+        sides["peer"] = args.peer.resolve()
+    samples: dict[tuple[str, int, str], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="filesize-bench-") as scratch:
         roots = {n: project(Path(scratch) / f"lines{n}", n) for n in sizes}
         for _ in range(args.rounds):
             for size, root in roots.items():  # alternate: load affects every size alike
-                runs = {
-                    "check": timed(root, "check"),
-                    "run1": timed(root, "run", "--no-cache", "--catalogue", "mutations/one.toml"),
-                    "runN": timed(root, "run", "--no-cache"),
-                }
-                for what, seconds in runs.items():
-                    samples.setdefault((size, what), []).append(seconds)
+                one = ("run", "--no-cache", "--catalogue", "mutations/one.toml")
+                for what, command in (
+                    ("check", ("check",)),
+                    ("run1", one),
+                    ("runN", ("run", "--no-cache")),
+                ):
+                    for side, peer in sides.items():  # side by side: the same load
+                        seconds = timed(root, *command, peer=peer)
+                        samples.setdefault((side, size, what), []).append(seconds)
     print(f"median of {args.rounds} rounds; seconds, whole process")
-    print(f"{'lines':>6} {'check':>7} {'run 1':>7} {f'run {MANY}':>7} {'per mutant':>11}")
+    print(
+        f"{'side':>5} {'lines':>6} {'check':>7} {'run 1':>7} {f'run {MANY}':>7} {'per mutant':>11}"
+    )
     for size in sizes:
-        check, one, many = (statistics.median(samples[size, w]) for w in ("check", "run1", "runN"))
-        per = (many - one) / (MANY - 1)
-        print(f"{size:>6} {check:7.2f} {one:7.2f} {many:7.2f} {per:11.3f}")
+        for side in sides:
+            check, one, many = (
+                statistics.median(samples[side, size, w]) for w in ("check", "run1", "runN")
+            )
+            per = (many - one) / (MANY - 1)
+            print(f"{side:>5} {size:>6} {check:7.2f} {one:7.2f} {many:7.2f} {per:11.3f}")
 
 
 if __name__ == "__main__":

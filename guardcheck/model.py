@@ -16,7 +16,6 @@ from guardcheck.splices import (
     Location,
     Splice,
     changed_lines,
-    line_index,
     location,
     unified_diff,
     whole_text_splice,
@@ -90,7 +89,7 @@ class FileChange:
 
     @cached_property
     def lines(self) -> LineIndex:
-        return line_index(self.original)
+        return LineIndex(self.original)
 
     def diff(self) -> str:
         return unified_diff(self.path, self.original, self.splices)

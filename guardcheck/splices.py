@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -87,16 +88,18 @@ def compose(original: str, earlier: Sequence[Splice], later: Splice) -> tuple[Sp
     return (*earlier[:first], merged, *earlier[last + 1 :])
 
 
+@functools.lru_cache(maxsize=16)
+def _line_starts(text: str) -> tuple[int, ...]:
+    # Every mutant of a file indexes the same original: scan it once, not per mutant.
+    return (0, *(match.end() for match in re.finditer("\n", text)))
+
+
 class LineIndex:
     """Line numbers of character offsets in one text (1-based), by binary search."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0]
-        position = text.find("\n")
-        while position >= 0:
-            self.starts.append(position + 1)
-            position = text.find("\n", position + 1)
+        self.starts = _line_starts(text)
 
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
@@ -118,17 +121,16 @@ class LineIndex:
         count = len(self.starts)
         return count - 1 if self.text.endswith("\n") or not self.text else count
 
-    @functools.cached_property
-    def kept_lines(self) -> list[str]:
+    @property
+    def kept_lines(self) -> tuple[str, ...]:
         """The text's lines with their line endings (`splitlines(keepends=True)`)."""
-        return self.text.splitlines(keepends=True)
+        return _kept_lines(self.text)
 
 
-@functools.lru_cache(maxsize=64)
-def line_index(text: str) -> LineIndex:
-    """The index of `text`, built once: a file's mutants share one original text, so
-    per-mutant work stays proportional to the change, not to the file."""
-    return LineIndex(text)
+@functools.lru_cache(maxsize=16)
+def _kept_lines(text: str) -> tuple[str, ...]:
+    # Like the line starts: a diff per mutant must not split the whole file each time.
+    return tuple(text.splitlines(keepends=True))
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,7 @@ def unified_diff(path: str, original: str, splices: Sequence[Splice]) -> str:
     """`diff -u a/path b/path` of the splices (three lines of context), from the splices alone."""
     if not splices:
         return ""
-    index = line_index(original)
+    index = LineIndex(original)
     old = index.kept_lines
     changes = _line_changes(index, splices)
     # Changes whose context would touch share one hunk.

@@ -7,9 +7,10 @@ collected (not just the first), so `guardcheck check` can report them together.
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+import contextlib
 from pathlib import Path
 
+from guardcheck.edit import toplevel
 from guardcheck.edit.engine import BOM, EditFailure, apply_edit
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
@@ -60,7 +61,7 @@ def build_mutant(entry: Entry, root: Path) -> Mutant:
             )
         )
     if not problems:
-        problems.extend(_vet(entry, originals, mutated))
+        problems.extend(_vet(entry, originals, mutated, splices))
     if problems:
         raise CatalogueInvalid(problems)
     return Mutant(
@@ -132,20 +133,24 @@ def _earlier(current: Where | None, new: Where) -> Where:
     return current
 
 
-def _vet(entry: Entry, originals: dict[str, str], mutated: dict[str, str]) -> list[Problem]:
+def _vet(
+    entry: Entry,
+    originals: dict[str, str],
+    mutated: dict[str, str],
+    splices: dict[str, tuple[Splice, ...]],
+) -> list[Problem]:
     problems: list[Problem] = []
-    trees: dict[str, ast.Module] = {}
+    same: dict[str, bool] = {}
     for path in originals:
         try:
-            trees[path] = _compiled_tree(path, mutated[path])
+            made = splices.get(path, ())
+            region = (made[0].start, made[-1].end) if made else None
+            same[path] = unchanged_code(path, originals[path], mutated[path], region)
         except (SyntaxError, ValueError) as exc:
             problems.append(_unviable(entry, path, mutated[path], exc))
     if problems:
         return problems
-    if all(
-        originals[path] == mutated[path] or _same_ast(_original_tree(originals[path]), tree)
-        for path, tree in trees.items()
-    ):
+    if all(same.values()):
         touched = ", ".join(originals)
         # Say which of the two it is: a no-op report must only ever be true.
         unchanged = all(originals[path] == mutated[path] for path in originals)
@@ -166,17 +171,39 @@ def _vet(entry: Entry, originals: dict[str, str], mutated: dict[str, str]) -> li
     return problems
 
 
-def _compiled_tree(path: str, source: str) -> ast.Module:
-    """The module's AST, after checking the compiler accepts it (symbol table included)."""
-    tree = ast.parse(source.removeprefix(BOM), path)
+def unchanged_code(
+    path: str,
+    original: str,
+    mutated: str,
+    changed: tuple[int, int] | None = None,
+    *,
+    narrow: bool = True,
+) -> bool:
+    """Whether `mutated` has `original`'s AST; SyntaxError/ValueError when it does not compile.
+
+    Only the top-level statements the change touches are parsed, compiled and
+    compared (edit/toplevel.py says when that is the same as doing it to the whole
+    module, and falls back to the whole module otherwise): per mutant, work in
+    proportion to the change, not to the file. `changed` is the region of
+    `original` the splices replaced (toplevel.touched); `narrow=False` judges the
+    whole module, as the narrowing's tests compare.
+    """
+    if original == mutated:
+        return True
+    if original.startswith(BOM) and changed is not None:
+        # The BOM stays in the text (engine.BOM), so splices count it; the parser does not.
+        changed = (changed[0] - len(BOM), changed[1] - len(BOM)) if changed[0] else None
+    original, mutated = original.removeprefix(BOM), mutated.removeprefix(BOM)
+    part = toplevel.touched(original, mutated, changed) if narrow else None
+    if part is not None:
+        found = toplevel.outline(original)
+        with contextlib.suppress(SyntaxError, ValueError):  # the whole module says why
+            module = toplevel.part_module(found, part.statements, imports=False)
+            compile(module, path, "exec", dont_inherit=True)
+            return _same_ast(part.original(found), part.statements)
+    tree = ast.parse(mutated, path)
     compile(tree, path, "exec", dont_inherit=True)
-    return tree
-
-
-@lru_cache(maxsize=64)
-def _original_tree(source: str) -> ast.Module:
-    # Several entries mutate the same file; parse its original once.
-    return ast.parse(source.removeprefix(BOM))
+    return _same_ast(toplevel.outline(original).tree, tree)
 
 
 def _unviable(entry: Entry, path: str, source: str, exc: SyntaxError | ValueError) -> Problem:

@@ -31,12 +31,14 @@ from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
 from guardcheck.lab.instrument import (
     NoPlaceForMarker,
+    View,
     instrument,
     keep_free_variables,
+    narrowed,
     recompile,
     touched_part,
 )
-from guardcheck.model import ExecutionPath, Mutant
+from guardcheck.model import ExecutionPath, FileChange, Mutant
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
 _CO_OPTIMIZED = 0x1
@@ -230,14 +232,19 @@ def _diff(original: types.CodeType, mutated: types.CodeType) -> _Diff:
     return diff
 
 
-def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileActivation | str:
+def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> FileActivation | str:
+    path, original, mutated = change.path, change.original, change.mutated
     filename = str(root / path)
-    tree_o = _compile_original(original, filename)
-    tree_m = _compile(mutated, filename, "mutated text")
+    whole_o = _compile_original(original, filename)
+    bare_o, bare_m = original.removeprefix(BOM), mutated.removeprefix(BOM)
+    view = narrowed(bare_o, bare_m, filename, _region(change), whole_o) if narrow else None
+    if view is None:  # compile the whole mutated module (instrument.narrowed says when)
+        tree_m = _compile(mutated, filename, "mutated text")
+        view = View(whole_o, tree_m, touched_part(bare_o, bare_m, filename, tree_m))
+    tree_o, tree_m, part = view.original, view.mutated, view.part
     diff = _diff(tree_o, tree_m)
     if diff.problem:
         return f"{path}: {diff.problem}"
-    part = touched_part(original.removeprefix(BOM), mutated.removeprefix(BOM), filename, tree_m)
     if diff.lost_freevars:
         keep_free_variables(part.tree, diff.lost_freevars)
         kept_tree = recompile(part, tree_m, filename)
@@ -267,23 +274,36 @@ def _classify_file(path: str, original: str, mutated: str, root: Path) -> FileAc
     # Every function on the way to a changed code object is swapped: the outer ones
     # so closures created from now on are mutated, the inner ones for closures alive
     # since before the fork (decorator wrappers, factories run at import).
+    # The original code comes from the whole module: it must be the live functions' own.
     swaps = tuple(
-        Swap(code.co_qualname, at, marshal.dumps(code))
+        Swap(code.co_qualname, view.at(at), marshal.dumps(code_at(whole_o, view.at(at))))
         for at, code in diff.functions.items()
         if any(changed[: len(at)] == at for changed in diff.changed)
     )
     changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
-    return FileActivation(path, filename, mutated, marshal.dumps(instrumented), swaps, changed)
+    tree = marshal.dumps(view.whole(instrumented, whole_o))
+    return FileActivation(path, filename, mutated, tree, swaps, changed)
 
 
-def classify(mutant: Mutant, root: Path) -> Activation:
+def _region(change: FileChange) -> tuple[int, int] | None:
+    """The part of the original (without its BOM) the splices replaced, if they say."""
+    if not change.splices:
+        return None
+    start, end = change.splices[0].start, change.splices[-1].end
+    if change.original.startswith(BOM):
+        return (start - len(BOM), end - len(BOM)) if start else None
+    return start, end
+
+
+def classify(mutant: Mutant, root: Path, *, narrow: bool = True) -> Activation:
     """FORK when every change is inside function bodies, else FRESH with the reason.
 
-    Raises Unviable when the mutated text does not compile.
+    Raises Unviable when the mutated text does not compile. `narrow=False`
+    compiles every mutated module whole (the narrowing's tests compare).
     """
     files: list[FileActivation] = []
     for change in mutant.changes:
-        result = _classify_file(change.path, change.original, change.mutated, root)
+        result = _classify_file(change, root, narrow=narrow)
         if isinstance(result, str):
             return Activation(ExecutionPath.FRESH, result)
         files.append(result)

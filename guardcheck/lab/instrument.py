@@ -10,20 +10,19 @@ cost ~25 ms per mutant in the parent, several times what running it costs.
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
-import functools
 import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from guardcheck.child.codeswap import nested
+from guardcheck.edit import toplevel
+from guardcheck.edit.toplevel import BODIES, common_prefix, common_suffix
 from guardcheck.messages import MARKER
 
 DefKey = tuple[int, str]  # (co_firstlineno, co_name): how a def's code object is found
 Def = ast.FunctionDef | ast.AsyncFunctionDef
-
-# Statement lists: a def is a statement, so it is only ever found inside one of these.
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 class NoPlaceForMarker(LookupError):
@@ -33,7 +32,7 @@ class NoPlaceForMarker(LookupError):
 def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
     for node in nodes:
         yield node
-        for name in _BODIES:
+        for name in BODIES:
             inner = getattr(node, name, None)
             if isinstance(inner, list):
                 yield from _statements(inner)
@@ -119,63 +118,6 @@ class Part:
     whole: bool
 
 
-def _common_prefix(a: str, b: str) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # slices compare in C: a few dozen compares for any file
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-@dataclass(frozen=True)
-class _Outline:
-    spans: tuple[tuple[int, int], ...]  # (first line with decorators, last line) per statement
-    # The `from __future__` imports first, then every import binding a module-level
-    # name: the compiler treats a call on an imported name differently (3.11 skips the
-    # method-call form), so a def compiles as in its module only beside them. Never
-    # modified: shared by every mutant's part.
-    prelude: tuple[ast.stmt, ...]
-
-
-@functools.lru_cache(maxsize=8)
-def _outline(original: str, filename: str) -> _Outline:
-    spans = []
-    body = ast.parse(original, filename).body
-    for statement in body:
-        decorators = getattr(statement, "decorator_list", [])
-        first = min([statement.lineno, *(d.lineno for d in decorators)])
-        spans.append((first, statement.end_lineno or statement.lineno))
-    futures = [s for s in body if isinstance(s, ast.ImportFrom) and s.module == "__future__"]
-    imports = [s for s in _module_scope(body) if isinstance(s, ast.Import | ast.ImportFrom)]
-    return _Outline(tuple(spans), (*futures, *(s for s in imports if s not in futures)))
-
-
-def _module_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Statements that run in the module's own scope (not inside a def or class)."""
-    for node in nodes:
-        yield node
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        for name in _BODIES:
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                yield from _module_scope(inner)
-
-
 def touched_part(original: str, mutated: str, filename: str, compiled: types.CodeType) -> Part:
     """Parse only the top-level statements of `mutated` that differ from `original`.
 
@@ -184,12 +126,12 @@ def touched_part(original: str, mutated: str, filename: str, compiled: types.Cod
     top-level statement (module-level names are globals in every function).
     """
     keys = [_key(c) for c in nested(compiled)]
-    prefix = _common_prefix(original, mutated)
-    suffix = _common_suffix(original, mutated, min(len(original), len(mutated)) - prefix)
+    prefix = common_prefix(original, mutated)
+    suffix = common_suffix(original, mutated, min(len(original), len(mutated)) - prefix)
     first = original.count("\n", 0, prefix) + 1
     last = original.count("\n", 0, len(original) - suffix) + 1
     shift = mutated.count("\n", 0, len(mutated) - suffix) + 1 - last
-    outline = _outline(original, filename)
+    outline = toplevel.outline(original)
     spans = [(a, b) for a, b in outline.spans if a <= last and b >= first]
     if len(set(keys)) == len(keys) and spans:
         start, end = spans[0][0], spans[-1][1] + shift
@@ -230,3 +172,94 @@ def instrument(part: Part, marked: list[types.CodeType]) -> None:
             _add_marker(node, qualname)
     if wanted:
         raise NoPlaceForMarker(", ".join(wanted.values()))
+
+
+@dataclass(frozen=True)
+class View:
+    """A mutant's original and mutated code, whole or narrowed to its touched statements.
+
+    Classification diffs `original` against `mutated` and instruments `part`, in
+    the view's own coordinates; `at` and `whole` take its results back to the
+    whole module's (the identity for a whole view).
+    """
+
+    original: types.CodeType
+    mutated: types.CodeType
+    part: Part
+    # Index in the whole module's nested code objects of each of the view's; None: whole.
+    places: tuple[int, ...] | None = None
+
+    def at(self, path: tuple[int, ...]) -> tuple[int, ...]:
+        if self.places is None or not path:
+            return path
+        return (self.places[path[0]], *path[1:])
+
+    def whole(self, code: types.CodeType, base: types.CodeType) -> types.CodeType:
+        """`base` (the whole original module) with `code`'s statements in place."""
+        if self.places is None:
+            return code
+        consts = list(base.co_consts)
+        positions = _index(base).positions
+        for place, inner in zip(self.places, nested(code), strict=True):
+            consts[positions[place]] = inner
+        return base.replace(co_consts=tuple(consts))
+
+
+@dataclass(frozen=True)
+class _Index:
+    module: types.CodeType  # kept alive, so its id is not reused while it is cached
+    positions: tuple[int, ...]  # where in co_consts each nested code object sits
+    places: dict[tuple[str, int], int]  # (qualname, first line) -> nested index, if unique
+
+
+# By identity: hashing a code object hashes all of its nested code, per lookup.
+_INDEXES: dict[int, _Index] = {}
+
+
+def _index(module: types.CodeType) -> _Index:
+    found = _INDEXES.get(id(module))
+    if found is None or found.module is not module:
+        if len(_INDEXES) >= 8:
+            _INDEXES.clear()
+        keys = [_key(c) for c in nested(module)]
+        once = {key for key, count in collections.Counter(keys).items() if count == 1}
+        found = _Index(
+            module,
+            tuple(i for i, c in enumerate(module.co_consts) if isinstance(c, types.CodeType)),
+            {key: index for index, key in enumerate(keys) if key in once},
+        )
+        _INDEXES[id(module)] = found
+    return found
+
+
+def narrowed(
+    original: str,
+    mutated: str,
+    filename: str,
+    changed: tuple[int, int] | None,
+    compiled: types.CodeType,
+) -> View | None:
+    """A view of only the top-level statements the change touches (texts without a BOM).
+
+    `compiled` is the whole original module. None when the whole module must be
+    compiled instead: edit/toplevel.py cannot narrow the change; it moves lines
+    (every later code object would move with it); the touched statements do not
+    compile alone (the whole module says why); or their code objects do not map
+    one to one onto the module's by (qualname, first line).
+    """
+    touched = toplevel.touched(original, mutated, changed)
+    if touched is None or touched.shift:
+        return None
+    found = toplevel.outline(original)
+    before = toplevel.part_module(found, touched.original(found), imports=True)
+    after = toplevel.part_module(found, touched.statements, imports=True)
+    try:
+        code_o = compile(before, filename, "exec", dont_inherit=True)
+        code_m = compile(after, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    index = _index(compiled).places
+    places = [index.get(_key(c)) for c in nested(code_o)]
+    if None in places or places != [index.get(_key(c)) for c in nested(code_m)]:
+        return None
+    return View(code_o, code_m, Part(after, whole=True), tuple(p for p in places if p is not None))

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from guardcheck.edit import toplevel
 from guardcheck.model import BaselineTest, Mutant, Selection, Status, is_named_by
 
 # root-relative posix path -> line number -> node ids of the tests that executed it
@@ -86,7 +87,8 @@ def _header_end(node: ast.stmt) -> int:
 
 @lru_cache(maxsize=64)
 def _source_map(source: str) -> _SourceMap:
-    tree = ast.parse(source.removeprefix("\ufeff"))  # a BOM is kept in the text, not parsed
+    # The tree edit/ parsed for vetting the same file: each original is parsed once a run.
+    tree = toplevel.outline(source.removeprefix("\ufeff")).tree  # a BOM is kept, not parsed
     statement: dict[int, tuple[int, ...]] = {}
     function: dict[int, tuple[str, tuple[int, ...]]] = {}
     # ast.walk is breadth-first, so inner statements overwrite the outer ones.
