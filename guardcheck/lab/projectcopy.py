@@ -127,7 +127,12 @@ def _repository(root: Path) -> tuple[str | None, str | None]:
     if not lines or not Path(lines[0]).is_absolute():
         return None, None  # not a repository (git printed nothing useful)
     head = lines[1].strip() if len(lines) > 1 and len(lines[1].strip()) >= 40 else None
-    return lines[0].strip(), head
+    top = lines[0].strip()
+    # A project folder that the enclosing repository ignores has nothing git would list:
+    # copy it as if it were outside git.
+    if Path(top).resolve() != root.resolve() and _git(root, "check-ignore", "-v", ".", check=False):
+        return None, None
+    return top, head
 
 
 def _listing(root: Path, options: RunOptions, repo: str | None) -> Iterator[str]:

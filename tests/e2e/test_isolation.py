@@ -123,6 +123,22 @@ def test_outside_git_the_tree_is_copied_without_venvs_and_caches(tmp_path):
     assert not (copy / ".guardcheck").exists()
 
 
+def test_a_project_ignored_by_an_enclosing_repository_keeps_its_configuration(tmp_path):
+    """Regression (found by the sweep bench): a project folder that an enclosing
+    repository git-ignores lost its pyproject.toml and code from the private copy (git
+    lists nothing there), so collection failed or the mutants read as not covered."""
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    (outer / ".gitignore").write_text("ladder/\n")
+    root = copy_project(outer / "ladder", "ladder")
+    done = guardcheck(root, "run", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    copy = root / ".guardcheck" / "tree"
+    assert (copy / "pyproject.toml").is_file()
+    assert (copy / "app" / "ladder.py").is_file()
+
+
 def test_a_second_run_on_the_same_output_folder_is_refused_naming_the_holder(tmp_path):
     root = copy_project(tmp_path / "ladder", "ladder", git=True)
     assert guardcheck(root, "run", "-q").returncode == 0
