@@ -36,6 +36,7 @@ from guardcheck.options import RunOptions
 
 TREE = "tree"
 MANIFEST = "tree.json"
+PYCACHE = "pycache"  # the lab's PYTHONPYCACHEPREFIX (lab/processes.py)
 FORMAT = 1
 # Never copied outside git: caches and tool folders that are not the project.
 _SKIP_DIRS = frozenset(
@@ -91,6 +92,7 @@ def _sync(options: RunOptions) -> Path:
     previous = _read_manifest(manifest_path)
     if previous.get("key") != key or not dest.is_dir():
         shutil.rmtree(dest, ignore_errors=True)
+        shutil.rmtree(pycache_dir(options), ignore_errors=True)
         previous = {}
         dest.mkdir(parents=True)
         if repo is not None:
@@ -111,7 +113,8 @@ def _sync(options: RunOptions) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda rel: _copy(root / rel, dest / rel), stale))
-    _remove_extras(dest, wanted)
+    removed = _remove_extras(dest, wanted)
+    _forget_bytecode(pycache_dir(options), dest, [*stale, *removed])
     if repo is not None:
         _commit_changes(dest)
     manifest_path.write_text(json.dumps({"key": key, "files": record}), encoding="utf-8")
@@ -200,8 +203,29 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copy2(source, target, follow_symlinks=False)
 
 
-def _remove_extras(dest: Path, wanted: set[str]) -> None:
+def pycache_dir(options: RunOptions) -> Path:
+    """Where the lab's processes keep bytecode and pytest's rewritten test modules."""
+    return options.output_dir.resolve() / PYCACHE
+
+
+def _forget_bytecode(pycache: Path, dest: Path, rels: Iterable[str]) -> None:
+    """Drop the cached bytecode of files the copy replaced or removed.
+
+    Python checks a .pyc against its source's size and whole-second mtime; an
+    edit in the same second that keeps the size would otherwise run the old code.
+    """
+    for base in {dest, dest.resolve()}:
+        mirror = pycache.joinpath(*base.parts[1:])
+        for rel in rels:
+            if rel.endswith(".py"):
+                path = Path(rel)
+                for pyc in (mirror / path.parent).glob(f"{path.stem}.*.pyc"):
+                    pyc.unlink(missing_ok=True)
+
+
+def _remove_extras(dest: Path, wanted: set[str]) -> list[str]:
     """Whatever an earlier run's tests left in the copy: it is not the user's tree."""
+    removed: list[str] = []
     prefixes = {p for rel in wanted for p in _parents(rel)}
     for folder, dirs, names in os.walk(dest, topdown=True):
         here = Path(folder)
@@ -212,13 +236,19 @@ def _remove_extras(dest: Path, wanted: set[str]) -> None:
             rel = name if rel_here == "." else f"{rel_here}/{name}"
             if rel not in wanted:
                 (here / name).unlink()
+                removed.append(rel)
         for name in list(dirs):
             rel = name if rel_here == "." else f"{rel_here}/{name}"
             if rel in wanted:  # a submodule copied whole
                 dirs.remove(name)
             elif rel not in prefixes:
+                removed.extend(
+                    (Path(rel) / p.relative_to(here / name)).as_posix()
+                    for p in (here / name).rglob("*.py")
+                )
                 shutil.rmtree(here / name)
                 dirs.remove(name)
+    return removed
 
 
 def _parents(rel: str) -> Iterable[str]:

@@ -170,3 +170,21 @@ os.ftruncate(fd, 0); os.write(fd, f"{{os.getpid()}}\\n".encode())
 print("locked", flush=True)
 time.sleep(120)
 """
+
+
+def test_an_edit_in_the_same_second_that_keeps_the_size_is_tested(tmp_path):
+    """Regression (bytecode under <output>/pycache): Python checks a .pyc against its
+    source's size and whole-second mtime, so an edit like this one would have run the
+    previous run's bytecode and reported a green baseline for red code."""
+    root = copy_project(tmp_path / "ladder", "ladder", git=False)
+    assert guardcheck(root, "run", "-q", "--no-cache").returncode == 0
+    source = root / "app" / "ladder.py"
+    before = source.stat()
+    edited = source.read_text().replace("BASE = 60", "BASE = 61")
+    source.write_text(edited)
+    # Same size, same second, a different nanosecond count: the copy refreshes it.
+    second, fraction = divmod(before.st_mtime_ns, 10**9)
+    os.utime(source, ns=(before.st_atime_ns, second * 10**9 + (fraction + 1) % 10**9))
+    assert source.stat().st_size == before.st_size
+    done = guardcheck(root, "run", "-q", "--no-cache")
+    assert done.returncode == 3, done.stdout + done.stderr  # the baseline is red now
