@@ -11,7 +11,7 @@ import itertools
 import os
 import selectors
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -19,7 +19,7 @@ from typing import Protocol
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.lab.classify import Activation
-from guardcheck.lab.plan import RunPlan
+from guardcheck.lab.plan import RunPlan, killers_first
 from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
 from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
@@ -85,6 +85,8 @@ class Scheduler:
         self.controls: dict[ControlKey, ChildOutcome] = {}
         self.awaiting: dict[ControlKey, list[tuple[_Job, ChildOutcome, str]]] = {}
         self._control_keys = itertools.count(CONTROL_KEYS)
+        self.kills: dict[str, Counter[str]] = {}  # file -> tests that killed its mutants so far
+        self.durations: dict[str, float] = {}  # the baseline's seconds per test
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
         """A verdict reached without running anything (unviable, no coverage)."""
@@ -111,6 +113,7 @@ class Scheduler:
         if not control:
             self.events.mutant_started(mutant)
             job.started = time.perf_counter()
+            job.plan = plan = killers_first(plan, self._kills_in(mutant), self.durations)
         self.running[job.index] = job
         # A control run runs every test it lists (no stopping early) with nothing swapped.
         matrix = self.options.matrix or control
@@ -218,10 +221,21 @@ class Scheduler:
             )
             self._conclude(job, mutant_outcome, "\n".join(filter(None, [log, note])), *confirmed)
 
+    def _kills_in(self, mutant: Mutant) -> Counter[str]:
+        found: Counter[str] = Counter()
+        for change in mutant.changes:
+            found.update(self.kills.get(change.path, {}))
+        return found
+
     def _conclude(
         self, job: _Job, outcome: ChildOutcome, child_log: str, status: Status, reason: str
     ) -> None:
         mutant = job.plan.mutant
+        if status is Status.CAUGHT:
+            killing = (TestOutcome.FAILED, TestOutcome.ERROR)
+            failing = [t.nodeid for t in outcome.tests if t.outcome in killing]
+            for change in mutant.changes:
+                self.kills.setdefault(change.path, Counter()).update(failing)
         result = MutantResult(
             mutant,
             status,

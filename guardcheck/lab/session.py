@@ -169,6 +169,7 @@ class LabSession:
             self.scheduler = Scheduler(
                 self.options, events, self.host, self.info, self.scratch, results
             )
+            self.scheduler.durations = {t.nodeid: t.duration for t in baseline}
             for index, (mutant, activation) in enumerate(
                 zip(self.mutants, self.activations, strict=True)
             ):

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from guardcheck.lab.plan import EarlyResult, RunPlan, plan_mutant
+from guardcheck.lab.plan import EarlyResult, RunPlan, killers_first, plan_mutant
 from guardcheck.model import (
     BaselineTest,
     FileChange,
@@ -183,3 +183,21 @@ def test_every_killed_by_test_must_run_before_stopping_but_killed_by_any_need_no
     assert isinstance(plan, RunPlan)
     assert plan.must_run == ("t.py::slow",)
     assert plan.tests[:3] == ("t.py::slow", "t.py::fast", "t.py::other")
+
+
+def test_tests_that_killed_neighbouring_mutants_move_ahead_by_time_per_kill():
+    """Regression (issue 10 speed): 210 of 610 kills on target_app came after passing
+    tests (12.7 worker-s of them) that tests killing the file's other mutants beat."""
+    killers = ("t.py::slow",)
+    plan = plan_mutant(mutant("a + b", "a - b", killers), BASELINE, COVERAGE)
+    assert plan.tests == ("t.py::slow", "t.py::fast", "t.py::medium")
+    durations = {t.nodeid: t.duration for t in BASELINE}
+    # medium: 0.3 s / (8 + 1/2) beats fast: 0.1 s / (0 + 1/2); the named killer stays first.
+    moved = killers_first(plan, {"t.py::medium": 8, "t.py::slow": 9}, durations)
+    assert moved.tests == ("t.py::slow", "t.py::medium", "t.py::fast")
+    assert moved.selection == plan.selection
+    assert moved.timeout == plan.timeout
+    # One kill does not make a test five times slower worth running first.
+    once = killers_first(plan, {"t.py::medium": 1}, {**durations, "t.py::medium": 0.5})
+    assert once.tests == ("t.py::slow", "t.py::fast", "t.py::medium")
+    assert killers_first(plan, {}, durations) == plan
