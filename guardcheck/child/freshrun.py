@@ -19,6 +19,7 @@ import pytest
 
 from guardcheck import messages
 from guardcheck.child.bootstrap import write_bootstrap
+from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder
@@ -45,6 +46,7 @@ def _follow(spec: messages.FreshSpec, served: ServedModules) -> Follower:
     return follower
 
 
+keep_bytecode()
 _spec = _load()
 _served: ServedModules | None = None
 _follower: Follower | None = None

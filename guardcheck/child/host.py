@@ -39,6 +39,7 @@ from _pytest.capture import MultiCapture
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.bootstrap import write_bootstrap
+from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
 from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
 from guardcheck.child.importwatch import ImportWatch
@@ -77,6 +78,7 @@ def _watch_imports() -> ImportWatch | None:
 
 
 _import_watch = _watch_imports()
+keep_bytecode()
 
 
 def _on_sigterm(signum: int, frame: object) -> None:

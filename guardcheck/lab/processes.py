@@ -43,18 +43,18 @@ _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"
 
 
 def _env(settings: RunOptions, extra: dict[str, str]) -> dict[str, str]:
-    """The children's environment: no git redirects, bytecode kept in our output folder.
+    """The children's environment: no git redirects, no .pyc next to any source.
 
-    No .pyc goes to the user's tree. Without any cache, though, every fresh
-    interpreter re-ran pytest's assertion rewriting over every test module
-    (collecting target_app's tests took 1.5 s, 0.6 s with the cache), so
-    bytecode goes under `PYTHONPYCACHEPREFIX`; the private copy drops the
-    entries of files it refreshes (projectcopy.py). A mutated module never
-    lands there: the import hook compiles served text itself and writes nothing.
+    The host and fresh runs keep the project's bytecode in our output folder
+    instead, once pytest has started (child/bytecode.py).
     """
     inherited = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
-    inherited.pop("PYTHONDONTWRITEBYTECODE", None)
-    return {**inherited, "PYTHONPYCACHEPREFIX": str(pycache_dir(settings)), **extra}
+    return {
+        **inherited,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        messages.PYCACHE_ENV: str(pycache_dir(settings)),
+        **extra,
+    }
 
 
 # Fresh runs go through this wrapper: it kills what their tests leave running, even

@@ -36,7 +36,7 @@ from guardcheck.options import RunOptions
 
 TREE = "tree"
 MANIFEST = "tree.json"
-PYCACHE = "pycache"  # the lab's PYTHONPYCACHEPREFIX (lab/processes.py)
+PYCACHE = "pycache"  # where the host and fresh runs keep bytecode (child/bytecode.py)
 FORMAT = 1
 # Never copied outside git: caches and tool folders that are not the project.
 _SKIP_DIRS = frozenset(

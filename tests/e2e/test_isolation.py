@@ -178,6 +178,9 @@ def test_an_edit_in_the_same_second_that_keeps_the_size_is_tested(tmp_path):
     previous run's bytecode and reported a green baseline for red code."""
     root = copy_project(tmp_path / "ladder", "ladder", git=False)
     assert guardcheck(root, "run", "-q", "--no-cache").returncode == 0
+    # The tests' rewritten bytecode is kept for the next run, in the output folder only.
+    assert list((root / ".guardcheck" / "pycache").rglob("test_ladder.*-pytest-*.pyc"))
+    assert not [p for p in root.rglob("__pycache__") if ".guardcheck" not in p.parts]
     source = root / "app" / "ladder.py"
     before = source.stat()
     edited = source.read_text().replace("BASE = 60", "BASE = 61")
