@@ -133,6 +133,9 @@ class _Diff:
     # Functions that no longer reference some enclosing variables (`host` -> `None`):
     # (first line, name) -> the names, so the mutated code can keep its closure layout.
     lost_freevars: dict[tuple[int, str], set[str]] = field(default_factory=dict)
+    # Functions a nested function, lambda or comprehension was removed from: below them
+    # the mutated tree's positions no longer match the original's.
+    removed_from: set[Path_] = field(default_factory=set)
 
 
 def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _Diff) -> None:
@@ -143,6 +146,8 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
     inner_o, inner_m = nested(original), nested(mutated)
     where = mutated.co_qualname if at else "the module"
     pairs = _pairs(inner_o, inner_m, removable=kind in ("function", "lambda"))
+    if pairs is not None and len(pairs) < len(inner_o):
+        diff.removed_from.add(at)
     if pairs is None:
         diff.problem = diff.problem or (
             f"adds, removes or renames a function, class, lambda or comprehension in {where}"
@@ -177,10 +182,13 @@ def _pairs(
 ) -> list[tuple[types.CodeType, types.CodeType]] | None:
     """Each mutated nested code object with its original, or None when they do not match.
 
-    Inside a function a mutant may remove a comprehension (`replace [k for k in d]
-    with None`): its code is a constant of the function, made into a new object at
-    each call, so swapping the function's code is enough. Anything else removed,
-    added or renamed changes what exists at import time.
+    Inside a function a mutant may remove a nested def, lambda or comprehension
+    (`replace lambda: info(...) with None`): its code is a constant of the
+    function, made into a function object only when the function runs. The host
+    runs no test, so a live one exists only if the function ran at import or
+    collection, which `after_collection` sends to a fresh interpreter; otherwise
+    swapping the function's code is enough. Anything added or renamed, or
+    removed at module or class level, changes what exists at import time.
     """
     if [c.co_qualname for c in inner_o] == [c.co_qualname for c in inner_m]:
         return list(zip(inner_o, inner_m, strict=True))
@@ -193,8 +201,6 @@ def _pairs(
         if wanted is not None and code.co_qualname == wanted.co_qualname:
             pairs.append((code, wanted))
             wanted = next(rest, None)
-        elif code.co_name not in _COMPREHENSIONS:
-            return None
     return pairs if wanted is None else None
 
 
@@ -245,6 +251,15 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
     diff = _diff(tree_o, tree_m)
     if diff.problem:
         return f"{path}: {diff.problem}"
+    for at in diff.removed_from:
+        # A function swapped from below there would be looked up by the wrong original.
+        # (A comprehension is not swapped: it is made from its function's code each call.)
+        below = [f for f in diff.functions if len(f) > len(at) and f[: len(at)] == at]
+        if any(c[: len(f)] == f for f in below for c in diff.changed):
+            return (
+                f"{path}: changes inside {code_at(tree_m, at).co_qualname} after removing a "
+                "nested function, lambda or comprehension from it"
+            )
     if diff.lost_freevars:
         keep_free_variables(part.tree, diff.lost_freevars)
         kept_tree = recompile(part, tree_m, filename)

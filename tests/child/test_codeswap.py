@@ -90,6 +90,9 @@ def mutant(find: str, replace: str, source: str = SOURCE) -> Mutant:
         # Issue 10: a comprehension removed from a method is made at each call, never
         # alive since import, so swapping the method's code covers it.
         ("return [i * x for i in range(2)]", "return None"),
+        # Likewise a lambda: one alive since import means its function ran then, which
+        # after_collection sends fresh (tests/lab/test_import_time.py).
+        ("key=lambda v: -v", "key=None"),
     ],
 )
 def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, replace):
@@ -107,7 +110,7 @@ def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, repla
         ("import functools", "import functools as ft\nfunctools = ft", "module-level"),
         ("lambda v: v + 1", "lambda v: v + 2", "lambda or comprehension outside any def"),
         ("return y + LIMIT", "return y + len(inner.__name__)", "closure variables"),
-        ("key=lambda v: -v", "key=None", "removes or renames"),  # a lambda may be alive
+        ("return inner", "return [lambda: 0, inner][1]", "removes or renames"),  # added
     ],
 )
 def test_import_time_changes_take_the_subprocess_path(tmp_path, find, replace, why):
@@ -158,6 +161,7 @@ def test_swapping_reaches_methods_wrappers_and_closures_alive_before_it(tmp_path
         ("-v)", "v)", lambda m: m.Shape.rank([1, 3, 2]), [3, 2, 1], [1, 2, 3]),
         ("cls.sides\n", "cls.sides * 2\n", lambda m: m.Shape.make(), 4, 8),
         ("[i * x for i in range(2)]", "None", lambda m: m.Shape().area(3), [0, 3], None),
+        ("key=lambda v: -v", "key=None", lambda m: m.Shape.rank([1, 3, 2]), [3, 2, 1], [1, 2, 3]),
         ("return y + LIMIT", "return y - LIMIT", lambda m: m.INNER(10), 13, 7),
     ]
     for find, replace, call, before, after in cases:
@@ -330,3 +334,32 @@ def test_two_lambdas_on_one_line_dropping_a_reference_stay_fresh(tmp_path):
     activation = classify(mutant("(hits, misses)", "(hits, None)", source), tmp_path)
     assert activation.mode is ExecutionPath.FRESH
     assert "closure variables" in activation.why
+
+
+def test_a_change_below_a_removed_lambda_takes_the_subprocess_path(tmp_path):
+    """Regression guard (issue 10, lambdas removed on the fork path): below a function a
+    lambda was removed from, the mutated code objects no longer sit where the original's
+    do, so a function changed there would be swapped against the wrong original. A
+    comprehension there is not swapped (keys.py's `typedkey` keeps the fork path)."""
+    source = textwrap.dedent(
+        """\
+        def factory(k):
+            key = lambda v: v + k
+            def inner(y):
+                return y * 2
+            return key, inner
+        """
+    )
+    mutated = source.replace("lambda v: v + k", "None").replace("y * 2", "y * 3")
+    change = FileChange("pkg_mod.py", source, mutated, Where("m.py", 1))
+    activation = classify(Mutant("m", "m", (change,)), tmp_path)
+    assert activation.mode is ExecutionPath.FRESH
+    assert "after removing a nested function, lambda or comprehension" in activation.why
+    alone = source.replace("lambda v: v + k", "None")
+    only = FileChange("pkg_mod.py", source, alone, Where("m.py", 1))
+    assert classify(Mutant("m", "m", (only,)), tmp_path).mode is ExecutionPath.FORK
+    two = "def typed(args, kw):\n    return tuple(type(v) for v in args) + tuple(v for v in kw)\n"
+    first_gone = FileChange(
+        "pkg_mod.py", two, two.replace("type(v) for v in args", "None"), Where("m.py", 1)
+    )
+    assert classify(Mutant("m", "m", (first_gone,)), tmp_path).mode is ExecutionPath.FORK

@@ -43,6 +43,17 @@ SOURCE = textwrap.dedent(
 
     def later(x):
         return x + 1
+
+
+    def make_key():
+        return lambda v: v * 2
+
+
+    KEY = make_key()
+
+
+    def later_key():
+        return lambda v: v
     """
 )
 
@@ -92,6 +103,8 @@ def test_the_watch_records_what_ran_at_import_and_nothing_else(imported):
     [
         ("x**2", "x**3", "cached"),
         ("n * 2", "n * 3", "build_table.<locals>.<listcomp>"),
+        # Issue 10: a removed lambda is on the fork path only if none can be alive.
+        ("return lambda v: v * 2", "return None", "make_key"),
     ],
 )
 def test_a_change_to_code_that_ran_at_import_takes_the_fresh_path(
@@ -107,8 +120,14 @@ def test_a_change_to_code_that_ran_at_import_takes_the_fresh_path(
     )
 
 
-def test_a_change_to_code_that_did_not_run_before_the_tests_keeps_the_fork(tmp_path, imported):
-    activation = classify(mutant("x + 1", "x - 1"), tmp_path)
+@pytest.mark.parametrize(
+    ("find", "replace"), [("x + 1", "x - 1"), ("return lambda v: v\n", "return None\n")]
+)
+def test_a_change_to_code_that_did_not_run_before_the_tests_keeps_the_fork(
+    tmp_path, imported, find, replace
+):
+    activation = classify(mutant(find, replace), tmp_path)
+    assert activation.mode is ExecutionPath.FORK
     assert after_collection(activation, imported) is activation
 
 
