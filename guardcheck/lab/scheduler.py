@@ -21,7 +21,13 @@ from guardcheck.child import workdirs
 from guardcheck.lab.classify import Activation
 from guardcheck.lab.plan import RunPlan, killers_first
 from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
-from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
+from guardcheck.lab.verdict import (
+    confirm,
+    decide,
+    failing_tests,
+    needs_control,
+    unrun_selection,
+)
 from guardcheck.model import (
     BaselineTest,
     ChildOutcome,
@@ -68,6 +74,7 @@ class Scheduler:
         info: HostInfo,
         scratch: Path,
         results: dict[int, MutantResult],
+        durations: dict[str, float],
     ) -> None:
         self.options = options
         self.events = events
@@ -86,7 +93,7 @@ class Scheduler:
         self.awaiting: dict[ControlKey, list[tuple[_Job, ChildOutcome, str]]] = {}
         self._control_keys = itertools.count(CONTROL_KEYS)
         self.kills: dict[str, Counter[str]] = {}  # file -> tests that killed its mutants so far
-        self.durations: dict[str, float] = {}  # the baseline's seconds per test
+        self.durations = durations  # the baseline's seconds per test
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
         """A verdict reached without running anything (unviable, no coverage)."""
@@ -232,10 +239,9 @@ class Scheduler:
     ) -> None:
         mutant = job.plan.mutant
         if status is Status.CAUGHT:
-            killing = (TestOutcome.FAILED, TestOutcome.ERROR)
-            failing = [t.nodeid for t in outcome.tests if t.outcome in killing]
+            killers = [t.nodeid for t in failing_tests(outcome)]
             for change in mutant.changes:
-                self.kills.setdefault(change.path, Counter()).update(failing)
+                self.kills.setdefault(change.path, Counter()).update(killers)
         result = MutantResult(
             mutant,
             status,

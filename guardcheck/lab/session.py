@@ -166,10 +166,10 @@ class LabSession:
             # Wall time: starting pytest, collecting, the tests under coverage (and reruns).
             report.baseline_seconds = time.perf_counter() - self._launched
             events.baseline_finished(baseline, report.baseline_seconds)
+            durations = {t.nodeid: t.duration for t in baseline}
             self.scheduler = Scheduler(
-                self.options, events, self.host, self.info, self.scratch, results
+                self.options, events, self.host, self.info, self.scratch, results, durations
             )
-            self.scheduler.durations = {t.nodeid: t.duration for t in baseline}
             for index, (mutant, activation) in enumerate(
                 zip(self.mutants, self.activations, strict=True)
             ):

@@ -9,7 +9,8 @@ from guardcheck.model import ChildOutcome, Mutant, Status, TestOutcome, TestResu
 _CAUGHT_KINDS = (Status.CAUGHT, Status.CAUGHT_ELSEWHERE, Status.WEAKENED, Status.TIMEOUT)
 
 
-def _failing(outcome: ChildOutcome) -> list[TestResult]:
+def failing_tests(outcome: ChildOutcome) -> list[TestResult]:
+    """The tests that failed or errored: the ones that count as a kill."""
     return [t for t in outcome.tests if t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)]
 
 
@@ -73,7 +74,7 @@ def expectation(mutant: Mutant, status: Status, reason: str) -> tuple[Status, st
 def _decide(mutant: Mutant, outcome: ChildOutcome) -> tuple[Status, str]:
     if outcome.error:
         return Status.ERROR, outcome.error
-    failing = _failing(outcome)
+    failing = failing_tests(outcome)
     if outcome.timed_out is not None:
         timeout = f"timeout after {outcome.timed_out:.1f}s{_during(outcome)}"
         if failing and outcome.evidence:
@@ -141,7 +142,8 @@ def needs_control(outcome: ChildOutcome) -> bool:
     A crash is not re-checked (no test result to compare), nor a child that
     never showed the mutant ran (already an error).
     """
-    return bool(_failing(outcome)) and outcome.evidence and not (outcome.error or outcome.crash)
+    unfinished = outcome.error or outcome.crash
+    return bool(failing_tests(outcome)) and outcome.evidence and not unfinished
 
 
 def confirm(
@@ -158,7 +160,7 @@ def confirm(
             f"mutant did not finish ({unfinished}), so the kill is unconfirmed"
         )
     without = {t.nodeid: t for t in control.tests}
-    for test in _failing(outcome):
+    for test in failing_tests(outcome):
         twin = without.get(test.nodeid)
         if twin is None or twin.outcome in (TestOutcome.FAILED, TestOutcome.ERROR):
             how = "did not run" if twin is None else "fails"
