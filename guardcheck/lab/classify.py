@@ -146,13 +146,13 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
     inner_o, inner_m = nested(original), nested(mutated)
     where = mutated.co_qualname if at else "the module"
     pairs = _pairs(inner_o, inner_m, removable=kind in ("function", "lambda"))
-    if pairs is not None and len(pairs) < len(inner_o):
-        diff.removed_from.add(at)
     if pairs is None:
         diff.problem = diff.problem or (
             f"adds, removes or renames a function, class, lambda or comprehension in {where}"
         )
         return
+    if len(pairs) < len(inner_o):
+        diff.removed_from.add(at)
     if not _same_own_code(original, mutated):
         if kind == "module":
             diff.problem = diff.problem or (
