@@ -23,6 +23,7 @@ from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder
+from guardcheck.child.properties import stop_at_first_failure
 
 
 def _load() -> messages.FreshSpec | None:
@@ -108,6 +109,7 @@ class FreshRun:
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+        stop_at_first_failure(keep)  # a kill needs a failure, not the minimal example
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.follower.test_starting(nodeid)

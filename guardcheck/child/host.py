@@ -53,6 +53,7 @@ from guardcheck.child.procs import (
     set_pdeathsig,
     set_subreaper,
 )
+from guardcheck.child.properties import stop_at_first_failure
 from guardcheck.model import TestResult
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
@@ -354,6 +355,7 @@ class Host:
             self._enter_scratch(child)
             _stop_tracing()
             items = [self.items[n] for n in message.tests if n in self.items]
+            stop_at_first_failure(items)  # a kill needs a failure, not the minimal example
             follower = self._mutant_follower(message)
             timing["ready"] = time.perf_counter()
             bail = not message.matrix
