@@ -9,7 +9,8 @@ act on are `GuardcheckError` (with its exit code) or `CatalogueInvalid`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,15 @@ from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.projectcopy import private_copy
 from guardcheck.lab.session import LabSession, sigterm_as_interrupt
 from guardcheck.merge import merge_reports, read_report
-from guardcheck.model import BaselineTest, Gate, Mutant, MutantResult, RunReport, Status
+from guardcheck.model import (
+    BaselineTest,
+    Gate,
+    Mutant,
+    MutantResult,
+    Provenance,
+    RunReport,
+    Status,
+)
 from guardcheck.options import RunOptions, load_options
 from guardcheck.provenance import run_provenance
 from guardcheck.refactor.request import CHECKS as REFACTOR_CHECKS
@@ -46,6 +55,7 @@ if TYPE_CHECKING:
     from guardcheck.lint import LintReport
     from guardcheck.refactor.findings import RefactorReport
     from guardcheck.review.findings import ReviewReport
+    from guardcheck.sweep import Sweep
 
 __all__ = [
     "CatalogueInvalid",
@@ -157,6 +167,7 @@ def run(
     mutants: Sequence[Mutant] | None = None,
     cache_scope: list[str] | None = None,
     cache_extra: object = None,
+    make_mutants: MakeMutants | None = None,
 ) -> RunReport:
     """What `guardcheck run` does, start to finish, short of rendering.
 
@@ -173,12 +184,20 @@ def run(
 
     `cache_scope` names what produced `mutants` (a sweep's parameters) so that an
     unchanged project's next run can replay them; `cache_extra` is stored with them.
+    `make_mutants` (instead of `mutants`) returns the mutants and the extra once
+    pytest has been started: making them overlaps its start-up and the baseline.
+    It needs `options.source` and is for generated mutants only: a catalogue must
+    be validated before any test runs.
     """
     try:
         with sigterm_as_interrupt():
-            return _run(options, events, mutants, cache_scope, cache_extra)
+            return _run(options, events, mutants, cache_scope, cache_extra, make_mutants)
     except KeyboardInterrupt:
         return RunReport(root=str(options.root), matrix=options.matrix, interrupted=True)
+
+
+# A sweep's generator: the mutants, and what the cache stores beside them.
+MakeMutants = Callable[[], tuple[Sequence[Mutant], object]]
 
 
 def _run(
@@ -187,36 +206,44 @@ def _run(
     given: Sequence[Mutant] | None,
     cache_scope: list[str] | None = None,
     cache_extra: object = None,
+    make_mutants: MakeMutants | None = None,
 ) -> RunReport:
     refuse_while_applied(options)
     _refuse_missing_source(options)
+    if make_mutants is not None and (given is not None or not options.source):
+        raise ValueError("make_mutants needs options.source and no `mutants`")
     cache = open_cache(options)  # None under --no-cache
     # What made the mutants, for replaying them unbuilt (libcst, mutmut) when nothing changed.
-    scope = run_scope(options) if given is None else cache_scope
-    replayed = replay(cache, scope) if given is None and scope else None
+    scope = run_scope(options) if given is None and make_mutants is None else cache_scope
+    replayed = replay(cache, scope) if given is None and make_mutants is None and scope else None
     if replayed is not None:
         given = replayed[0]
-    catalogue = list(given) if given is not None else _validate(options, collect=False)
-    chosen = select_mutants(catalogue, options.only)
-    costs = _shard_costs(options)  # before the provenance, which hashes the same file
-    # Recorded before the split: every shard names the same full selection.
-    provenance = run_provenance(options, chosen)
-    chosen = take_shard(chosen, options.shard, costs)
-    try:
-        outdir = OutputFolder(options.output_dir)
-    except (OutputFolderUnusable, OSError) as exc:
-        raise GuardcheckError(str(exc)) from None
-    with outdir:  # holds the output folder's lock until the run is over
+    catalogue: list[Mutant] = []
+    if make_mutants is None:  # bad input is refused before the output folder is touched
+        catalogue = list(given) if given is not None else _validate(options, collect=False)
+        chosen, provenance = _choose(options, catalogue)
+    with _output_folder(options) as outdir, contextlib.ExitStack() as labs:
+        early: LabSession | None = None
+        if make_mutants is not None:
+            # The lab's copy and pytest start now; the generator runs meanwhile.
+            early = labs.enter_context(LabSession(_lab_options(options)))
+            made, cache_extra = make_mutants()
+            catalogue = list(made)
+            chosen, provenance = _choose(options, catalogue)
         listeners = FanOut.of([events, outdir])
         listeners.run_started(chosen)
 
         def run_lab(mutants: Sequence[Mutant], restorer: Restorer | None) -> RunReport:
-            # Tests run in a private copy: whatever they write, git included, stays there.
-            lab_root = private_copy(options)
-            lab_options = options.with_overrides(root=lab_root, output=options.output_dir)
-            with LabSession(lab_options, mutants) as lab:
+            lab = early or labs.enter_context(LabSession(_lab_options(options)))
+            try:
+                lab.add(mutants)
                 _check_killers_collected(catalogue, lab.collect())
-                return lab.run(listeners, restorer)
+                report = lab.run(listeners, restorer)
+            except BaseException as exc:
+                lab.close(urgent=isinstance(exc, KeyboardInterrupt))
+                raise
+            lab.close(urgent=lab.interrupted)  # its processes are done before the cache is saved
+            return report
 
         # Restores unchanged mutants' results and runs the lab on the rest only (or not at all).
         report = cached_run(cache, chosen, listeners, run_lab)
@@ -228,6 +255,28 @@ def _run(
         report.provenance = provenance
         outdir.finish(report)
     return report
+
+
+def _choose(options: RunOptions, catalogue: list[Mutant]) -> tuple[list[Mutant], Provenance]:
+    """`--only` and `--shard` applied; the provenance names the selection before the split."""
+    chosen = select_mutants(catalogue, options.only)
+    costs = _shard_costs(options)  # before the provenance, which hashes the same file
+    # Recorded before the split: every shard names the same full selection.
+    provenance = run_provenance(options, chosen)
+    return take_shard(chosen, options.shard, costs), provenance
+
+
+def _output_folder(options: RunOptions) -> OutputFolder:
+    """The run's output folder, locked for this run (before the private copy in it is synced)."""
+    try:
+        return OutputFolder(options.output_dir)
+    except (OutputFolderUnusable, OSError) as exc:
+        raise GuardcheckError(str(exc)) from None
+
+
+def _lab_options(options: RunOptions) -> RunOptions:
+    """Tests run in a private copy: whatever they write, git included, stays there."""
+    return options.with_overrides(root=private_copy(options), output=options.output_dir)
 
 
 def _shard_costs(options: RunOptions) -> dict[str, float] | None:
@@ -293,25 +342,33 @@ def sweep(
         report = run(measured, events, mutants=mutants, cache_scope=scope, cache_extra=extra)
         total, skipped, files, warnings = extra
         return SweepReport(report, total, skipped, files, tuple(warnings))
-    from guardcheck import sweep as sweeping  # mutmut loads only when a sweep runs
+    made: list[Sweep] = []
 
-    try:
-        arid = sweeping.arid_rules_except(options.mutate_arid)
-    except ValueError as exc:
-        raise GuardcheckError(f"[tool.guardcheck] mutate_arid: {exc}") from None
-    changed = sweeping.changed_lines_since(options.root, since, chosen) if since else None
-    generated = sweeping.generate(
-        options.root, chosen, exclude=options.exclude, arid_rules=arid, changed_lines=changed
-    )
+    def make() -> tuple[list[Mutant], list[object]]:
+        # mutmut and libcst load here: with no --since, while pytest starts in the lab.
+        from guardcheck import sweep as sweeping
+
+        try:
+            arid = sweeping.arid_rules_except(options.mutate_arid)
+        except ValueError as exc:
+            raise GuardcheckError(f"[tool.guardcheck] mutate_arid: {exc}") from None
+        changed = sweeping.changed_lines_since(options.root, since, chosen) if since else None
+        generated = sweeping.generate(
+            options.root, chosen, exclude=options.exclude, arid_rules=arid, changed_lines=changed
+        )
+        made.append(generated)
+        total = len(generated.mutants) + sum(generated.skipped.values())
+        return generated.mutants, [total, generated.skipped, generated.files, [*generated.warnings]]
+
+    if since:  # a diff's mutants may all be cached: make them first, start pytest only if needed
+        mutants, extra = make()
+        report = run(measured, events, mutants=mutants, cache_extra=extra)
+    else:  # the cache has no replay of this sweep, so the lab is needed: it starts first
+        report = run(measured, events, cache_scope=scope, make_mutants=make)
+    if not made:  # interrupted before the mutants were made
+        return SweepReport(report, 0, {}, 0)
+    generated = made[0]
     total = len(generated.mutants) + sum(generated.skipped.values())
-    extra = [total, generated.skipped, generated.files, list(generated.warnings)]
-    report = run(
-        measured,
-        events,
-        mutants=generated.mutants,
-        cache_scope=None if since else scope,
-        cache_extra=extra,
-    )
     return SweepReport(report, total, generated.skipped, generated.files, generated.warnings)
 
 

@@ -6,7 +6,10 @@
         report = lab.run(events)      # baseline, plan, execute
 
 The host starts when the session opens, and the mutants are classified
-(code swap in a fork, or a fresh interpreter) while it collects. Leaving the
+(code swap in a fork, or a fresh interpreter) while it collects. A session
+may open before its mutants exist (`LabSession(options)`, then `add`), so that
+making them (a sweep's generator) overlaps pytest's start-up and the baseline;
+that needs `options.source`, the folders coverage measures. Leaving the
 session stops every child process and removes the scratch folder, whatever
 happened; the working tree is never written to.
 
@@ -67,7 +70,7 @@ class Restorer(Protocol):
 
 
 class LabSession:
-    def __init__(self, options: RunOptions, mutants: Sequence[Mutant]) -> None:
+    def __init__(self, options: RunOptions, mutants: Sequence[Mutant] = ()) -> None:
         self.options = options
         self.mutants = list(mutants)
         self.scratch = Path(tempfile.mkdtemp(prefix="guardcheck-lab-"))
@@ -80,6 +83,7 @@ class LabSession:
         self._launched = 0.0
         self._spare: frozenset[int] = frozenset()
         self._restorer: Restorer | None = None
+        self._closed = False
 
     def __enter__(self) -> LabSession:
         # Orphans of the tests (start_new_session=True escapes any group kill) re-parent
@@ -96,11 +100,18 @@ class LabSession:
                 baseline_runs=self.options.baseline_runs,
             )
             # Classify while pytest starts and collects in the host: the two overlap.
-            self.activations = [_classify(m, self.options) for m in self.mutants]
+            self.add(self.mutants)
         except BaseException:
             self.close()
             raise
         return self
+
+    def add(self, mutants: Sequence[Mutant]) -> None:
+        """The mutants this session runs (replacing any given before); before `collect`."""
+        if self.info is not None:
+            raise RuntimeError("LabSession.add after collect: its classification would be stale")
+        self.mutants = list(mutants)
+        self.activations = [_classify(m, self.options) for m in self.mutants]
 
     def __exit__(
         self,
@@ -229,6 +240,10 @@ class LabSession:
         self.scheduler.add(index, plan, activation)
 
     def close(self, *, urgent: bool = False) -> None:
+        """Stop every process of the session and remove its scratch folder (once)."""
+        if self._closed:
+            return
+        self._closed = True
         if self.scheduler is not None:
             self.scheduler.kill_fresh()
         if self.host is not None:
