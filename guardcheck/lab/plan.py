@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -242,24 +242,29 @@ def plan_mutant(
 
 
 def killers_first(
-    plan: RunPlan, kills: Mapping[str, int], durations: Mapping[str, float]
+    plan: RunPlan,
+    kills: Mapping[str, int],
+    durations: Mapping[str, float],
+    nearby: Collection[str] = frozenset(),
 ) -> RunPlan:
     """The same tests, ordered by the expected time to a kill, given this run's kills.
 
-    Neighbouring mutants tend to die by the same tests. A test's chance to kill
-    is taken as (its kills in these files + 1/2), so the order is by seconds
-    over that (the time-per-kill rule for a first failure): a fast test that
-    never killed still goes before a slow one that killed once. Only the time to
-    a kill changes: every selected test still runs unless one fails, and a kill
-    is confirmed by a control run in whatever order it was seen. Named killers
-    keep their places; the plan's order breaks ties.
+    Mutants of one line tend to die by the same tests: `nearby` (the tests that
+    killed a mutant on one of this mutant's changed lines) go first. Then
+    neighbouring mutants: a test's chance to kill is taken as (its kills in
+    these files + 1/2), so the order is by seconds over that (the time-per-kill
+    rule for a first failure): a fast test that never killed still goes before a
+    slow one that killed once. Only the time to a kill changes: every selected
+    test still runs unless one fails, and a kill is confirmed by a control run
+    in whatever order it was seen. Named killers keep their places; the plan's
+    order breaks ties.
     """
     head, rest = plan.tests[: plan.fixed], plan.tests[plan.fixed :]
-    if not kills or len(rest) < 2:
+    if not (kills or nearby) or len(rest) < 2:
         return plan
 
-    def cost(nodeid: str) -> float:
-        return durations.get(nodeid, 0.0) / (kills.get(nodeid, 0) + 0.5)
+    def cost(nodeid: str) -> tuple[bool, float]:
+        return nodeid not in nearby, durations.get(nodeid, 0.0) / (kills.get(nodeid, 0) + 0.5)
 
     return dataclasses.replace(plan, tests=(*head, *sorted(rest, key=cost)))
 

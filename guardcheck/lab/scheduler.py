@@ -93,6 +93,7 @@ class Scheduler:
         self.awaiting: dict[ControlKey, list[tuple[_Job, ChildOutcome, str]]] = {}
         self._control_keys = itertools.count(CONTROL_KEYS)
         self.kills: dict[str, Counter[str]] = {}  # file -> tests that killed its mutants so far
+        self.line_kills: dict[tuple[str, int], set[str]] = {}  # (file, line) -> its killers
         self.durations = durations  # the baseline's seconds per test
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
@@ -120,7 +121,9 @@ class Scheduler:
         if not control:
             self.events.mutant_started(mutant)
             job.started = time.perf_counter()
-            job.plan = plan = killers_first(plan, self._kills_in(mutant), self.durations)
+            job.plan = plan = killers_first(
+                plan, self._kills_in(mutant), self.durations, self._killers_on_lines_of(mutant)
+            )
         self.running[job.index] = job
         # A control run runs every test it lists (no stopping early) with nothing swapped.
         matrix = self.options.matrix or control
@@ -234,6 +237,13 @@ class Scheduler:
             found.update(self.kills.get(change.path, {}))
         return found
 
+    def _killers_on_lines_of(self, mutant: Mutant) -> set[str]:
+        found: set[str] = set()
+        for change in mutant.changes:
+            for line in change.changed_lines():
+                found |= self.line_kills.get((change.path, line), set())
+        return found
+
     def _conclude(
         self, job: _Job, outcome: ChildOutcome, child_log: str, status: Status, reason: str
     ) -> None:
@@ -242,6 +252,8 @@ class Scheduler:
             killers = [t.nodeid for t in failing_tests(outcome)]
             for change in mutant.changes:
                 self.kills.setdefault(change.path, Counter()).update(killers)
+                for line in change.changed_lines():
+                    self.line_kills.setdefault((change.path, line), set()).update(killers)
         result = MutantResult(
             mutant,
             status,

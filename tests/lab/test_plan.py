@@ -201,3 +201,18 @@ def test_tests_that_killed_neighbouring_mutants_move_ahead_by_time_per_kill():
     once = killers_first(plan, {"t.py::medium": 1}, {**durations, "t.py::medium": 0.5})
     assert once.tests == ("t.py::slow", "t.py::fast", "t.py::medium")
     assert killers_first(plan, {}, durations) == plan
+
+
+def test_tests_that_killed_a_mutant_on_the_same_line_go_first_however_slow():
+    """Regression (issue 10 speed): on target_app, `check_same_thread=False` had two
+    mutants on one line, both killed only by a slow threaded test; the second still ran
+    73 faster tests before it (2.3-2.8 s each) because the file's kill counts diluted it."""
+    plan = plan_mutant(mutant("a + b", "a - b"), BASELINE, COVERAGE)
+    durations = {t.nodeid: t.duration for t in BASELINE}
+    assert plan.tests[0] == "t.py::fast"
+    ordered = killers_first(plan, {"t.py::fast": 5}, durations, nearby={"t.py::slow"})
+    assert ordered.tests[0] == "t.py::slow"
+    assert set(ordered.tests) == set(plan.tests)
+    assert ordered.selection == plan.selection
+    # With no kills anywhere yet, a same-line killer alone reorders.
+    assert killers_first(plan, {}, durations, nearby={"t.py::slow"}).tests[0] == "t.py::slow"
