@@ -9,6 +9,8 @@ module spells a "t" value or builds a message dict.
                   order, then one per mutant), ActivationFailed
   child -> host:  TestStarted, TestFinished, ChildReport (a fresh run appends the same to
                   a file); TestFinished lets a timeout keep the results recorded before it
+  lab -> zygote:  ForkRun (a fresh run to fork); zygote -> lab: Forked (its pid, with the
+                  pidfd sent beside the line)
 
 Environment variables through which the lab hands a child its settings live
 here too, so the parent never imports a pytest plugin module to read one.
@@ -31,6 +33,7 @@ MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled i
 # read, and the node id of the test that started them (their coverage context).
 FOLLOW_ENV = "GUARDCHECK_FOLLOW"
 FOLLOW_TEST_ENV = "GUARDCHECK_FOLLOW_TEST"
+ZYGOTE_ENV = "GUARDCHECK_ZYGOTE"  # the zygote's end of its control socket (child/zygote.py)
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,28 @@ class ActivationFailed:
     log: str = ""
 
 
+@dataclass(frozen=True)
+class ForkRun:
+    """Run `python -m pytest ARGS` in `cwd` with `env`, forked from the warm interpreter."""
+
+    TAG: ClassVar[str] = "fork_run"
+    args: list[str]
+    cwd: str
+    env: dict[str, str]
+    log: str  # stdout and stderr go here
+    status: str  # the supervisor writes the run's exit status here as it ends
+    memory_limit_mb: int = 0  # RLIMIT_AS of the pytest process; 0: none
+
+
+@dataclass(frozen=True)
+class Forked:
+    """The supervisor of a ForkRun: its pid (0 and `error` when the fork failed)."""
+
+    TAG: ClassVar[str] = "forked"
+    pid: int
+    error: str = ""
+
+
 Message = (
     RunMutant
     | Stop
@@ -209,6 +234,8 @@ Message = (
     | ChildReport
     | ChildEnded
     | ActivationFailed
+    | ForkRun
+    | Forked
 )
 
 
@@ -255,6 +282,8 @@ def _decode_fields(tag: str, raw: dict[str, Any]) -> Message:
         CollectFailed.TAG: CollectFailed,
         TestStarted.TAG: TestStarted,
         ActivationFailed.TAG: ActivationFailed,
+        ForkRun.TAG: ForkRun,
+        Forked.TAG: Forked,
     }
     if tag not in simple:
         raise ValueError(f"unknown message type {tag!r}")

@@ -12,6 +12,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -248,6 +249,7 @@ class FreshProcess:
         matrix: bool,
         timeout: float,
         hold: Sequence[str] = (),
+        zygote: Zygote | None = None,
     ) -> None:
         self.folder = folder
         folder.mkdir()
@@ -260,11 +262,7 @@ class FreshProcess:
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
         paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
         ini = ["-c", info.inifile] if info.inifile else []
-        command = [
-            *REAPER,
-            sys.executable,
-            "-m",
-            "pytest",
+        pytest_args = [
             "-p",
             "guardcheck.child.freshrun",
             *ini,
@@ -276,13 +274,30 @@ class FreshProcess:
             "no:cacheprovider",
             f"--basetemp={slot.tmp}",
         ]
+        env = _env(settings, {messages.FRESH_ENV: str(spec_file)})
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
+        self.process: subprocess.Popen[bytes] | ForkedRun
+        forked = None
+        if zygote is not None:
+            run = messages.ForkRun(
+                pytest_args,
+                str(slot.cwd),
+                env,
+                str(self.log),
+                str(folder / "exit-status"),
+                settings.memory_limit_mb,
+            )
+            forked = zygote.fork(run)
+        if forked is not None:
+            self.process = forked
+            self._pidfd: int | None = forked.pidfd
+            return
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                command,
+                [*REAPER, sys.executable, "-m", "pytest", *pytest_args],
                 cwd=slot.cwd,
-                env=_env(settings, {messages.FRESH_ENV: str(spec_file)}),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -339,6 +354,107 @@ class FreshProcess:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+
+
+class Zygote:
+    """The warm interpreter fresh runs are forked from (`python -m guardcheck.child.zygote`).
+
+    Started once a session knows it has fresh-interpreter mutants, so its imports
+    overlap the baseline. Whatever goes wrong with it (it died, it answered
+    nonsense, no pidfd on this kernel), `fork` returns None and the run starts
+    as a new interpreter instead, with a note in the zygote's log.
+    """
+
+    ANSWER_TIMEOUT = 30.0  # seconds: the first answer waits for its imports
+
+    def __init__(self, settings: RunOptions, scratch: Path) -> None:
+        ours, theirs = socket.socketpair()
+        self.log = scratch / "zygote.log"
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "guardcheck.child.zygote"],
+                cwd=settings.root,
+                env=_env(settings, {messages.ZYGOTE_ENV: str(theirs.fileno())}),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=[theirs.fileno()],
+                start_new_session=True,
+                preexec_fn=lambda: set_pdeathsig(signal.SIGTERM),
+            )
+        theirs.close()
+        ours.settimeout(self.ANSWER_TIMEOUT)
+        self.socket: socket.socket | None = ours
+
+    def fork(self, run: messages.ForkRun) -> ForkedRun | None:
+        """The run started from the warm interpreter, or None when it cannot be."""
+        if self.socket is None or getattr(os, "pidfd_open", None) is None:
+            return None
+        try:
+            self.socket.sendall(messages.encode(run))
+            data, fds, _flags, _address = socket.recv_fds(self.socket, 1 << 12, 1)
+            answer = messages.decode(data)
+        except (OSError, ValueError) as exc:
+            self._give_up(f"no answer from the warm interpreter: {exc}")
+            return None
+        if not isinstance(answer, messages.Forked) or answer.pid <= 0 or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            self._give_up(f"the warm interpreter could not fork: {answer}")
+            return None
+        return ForkedRun(answer.pid, fds[0], Path(run.status))
+
+    def _give_up(self, why: str) -> None:
+        with contextlib.suppress(OSError), open(self.log, "a", encoding="utf-8") as log:
+            log.write(f"guardcheck: {why}; fresh runs start new interpreters from now on\n")
+        self.stop()
+
+    def stop(self) -> None:
+        """Closing the socket ends the zygote; SIGTERM, then SIGKILL, insist."""
+        if self.socket is not None:
+            self.socket.close()
+            self.socket = None
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                self.process.wait(timeout=3)
+                return
+            except subprocess.TimeoutExpired:
+                kill_group(self.process.pid, sig)
+        self.process.wait()
+
+
+class ForkedRun:
+    """A fresh run forked by the zygote: the part of Popen that FreshProcess uses.
+
+    Not our child, so its exit status comes from the file its supervisor writes
+    as it ends; a supervisor that died without writing it was killed (by our
+    timeout, or by the kernel), and is reported as SIGKILL.
+    """
+
+    def __init__(self, pid: int, pidfd: int, status: Path) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.status = status
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self.pidfd], [], [], 0)[0]:
+            self.returncode = _read_status(self.status)
+        return self.returncode
+
+    def wait(self) -> int:
+        select.select([self.pidfd], [], [])
+        returncode = self.poll()
+        assert returncode is not None
+        return returncode
+
+
+def _read_status(path: Path) -> int:
+    try:
+        kind, _, number = path.read_text(encoding="ascii").partition(" ")
+        return -int(number) if kind == "signal" else int(number)
+    except (OSError, ValueError):
+        return -signal.SIGKILL
 
 
 def _fresh_child(memory_limit_mb: int) -> None:

@@ -20,7 +20,7 @@ from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.lab.classify import Activation
 from guardcheck.lab.plan import RunPlan, killers_first
-from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, outcome_of
+from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, Zygote, outcome_of
 from guardcheck.lab.verdict import (
     confirm,
     decide,
@@ -75,8 +75,10 @@ class Scheduler:
         scratch: Path,
         results: dict[int, MutantResult],
         durations: dict[str, float],
+        zygote: Zygote | None = None,
     ) -> None:
         self.options = options
+        self.zygote = zygote  # fresh runs fork from it when there is one
         self.events = events
         self.host = host
         self.info = info
@@ -146,6 +148,7 @@ class Scheduler:
             plan.tests,
             matrix=matrix,
             hold=plan.must_run,
+            zygote=self.zygote,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),

@@ -40,7 +40,7 @@ from guardcheck.child import procs, workdirs
 from guardcheck.lab.baseline import BaselineFailed, judge_baseline, unfollowed_tests
 from guardcheck.lab.classify import Activation, Unviable, after_collection, classify
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
-from guardcheck.lab.processes import HostDied, HostInfo, HostProcess
+from guardcheck.lab.processes import HostDied, HostInfo, HostProcess, Zygote
 from guardcheck.lab.scheduler import LabEvents, Scheduler, unviable
 from guardcheck.model import (
     BaselineTest,
@@ -84,6 +84,7 @@ class LabSession:
         self._spare: frozenset[int] = frozenset()
         self._restorer: Restorer | None = None
         self._closed = False
+        self.zygote: Zygote | None = None
 
     def __enter__(self) -> LabSession:
         # Orphans of the tests (start_new_session=True escapes any group kill) re-parent
@@ -149,6 +150,9 @@ class LabSession:
         ]
         paths = {t.nodeid: t.path for t in message.tests}
         self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
+        if any(not isinstance(a, str) and a.mode is ExecutionPath.FRESH for a in self.activations):
+            # Its imports overlap the baseline; fresh runs fork from it instead of starting.
+            self.zygote = Zygote(self.options, self.scratch)
         return tuple(paths)
 
     def run(self, events: LabEvents, restorer: Restorer | None = None) -> RunReport:
@@ -179,7 +183,14 @@ class LabSession:
             events.baseline_finished(baseline, report.baseline_seconds)
             durations = {t.nodeid: t.duration for t in baseline}
             self.scheduler = Scheduler(
-                self.options, events, self.host, self.info, self.scratch, results, durations
+                self.options,
+                events,
+                self.host,
+                self.info,
+                self.scratch,
+                results,
+                durations,
+                self.zygote,
             )
             for index, (mutant, activation) in enumerate(
                 zip(self.mutants, self.activations, strict=True)
@@ -246,6 +257,9 @@ class LabSession:
         self._closed = True
         if self.scheduler is not None:
             self.scheduler.kill_fresh()
+        if self.zygote is not None:
+            self.zygote.stop()
+            self.zygote = None
         if self.host is not None:
             self.host.stop(urgent=urgent)
             self.host = None

@@ -1,0 +1,222 @@
+"""`python -m guardcheck.child.zygote`: a warm interpreter that forks fresh pytest runs.
+
+A fresh-interpreter mutant used to start two interpreters (the reaper, then
+`python -m pytest`), import pytest and its built-in plugins, and only then
+collect. The zygote pays for that once per lab session: it imports pytest,
+pytest's built-in plugins and guardcheck's child modules, then waits on its
+control socket. For each `ForkRun` it forks a supervisor (its own session, a
+child subreaper: `reaper.supervise`), which forks the run itself, which does
+what `python -m pytest ARGS` does from there: working directory, environment,
+`sys.argv`, `sys.path[0]`, `__main__`, `pytest.main()`, then the
+interpreter's own shutdown (non-daemon threads joined, atexit handlers run).
+
+What stays fresh, and why it is the same run: the zygote imports nothing of the
+project (no conftest, test or source module) and no module pytest would
+assert-rewrite (no plugin from an entry point), so everything a run imports
+that depends on the mutant is imported in the run, through its import hook,
+exactly as in a new interpreter. What it shares with its siblings is only
+what a new interpreter would have built identically: the standard library and
+pytest's own modules. Flags read from the environment at interpreter start
+(PYTHONPATH, PYTHONHASHSEED, PYTHONDONTWRITEBYTECODE, ...) come from the
+zygote's environment, which the lab sets as it would for a fresh run; a run's
+own variables are set before pytest starts.
+
+Each supervisor writes its run's exit status ("exit N" or "signal N") to the
+file the request names, then ends the way the run did. The zygote answers a
+request with `Forked(pid)` and the supervisor's pidfd (SCM_RIGHTS), which
+becomes readable when the supervisor ends. The zygote ends when its socket
+closes, and with the lab (PR_SET_PDEATHSIG); its supervisors end with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import select
+import signal
+import socket
+import sys
+import traceback
+import types
+
+import pytest
+from _pytest.config import default_plugins
+
+from guardcheck import messages
+from guardcheck.child import bootstrap, bytecode, follow, importhook, itemrun, properties
+from guardcheck.child.procs import (
+    limit_address_space,
+    set_pdeathsig,
+    set_subreaper,
+)
+from guardcheck.child.reaper import supervise
+
+# What a fresh run imports before it reaches the project. freshrun itself is not
+# among them: it reads its spec as it is imported.
+_WARM = (bootstrap, bytecode, follow, importhook, itemrun, properties)
+_REAP_EVERY = 1.0  # seconds: supervisors that ended are reaped this often, at the least
+
+
+def warm_up() -> None:
+    """Import what every fresh run imports before it reaches the project (`_WARM` too)."""
+    for name in default_plugins:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(f"_pytest.{name}")
+    # pytest looks for plugins among the installed distributions: warm importlib's
+    # path caches (they are checked against each folder's mtime, so never stale).
+    importlib.metadata.entry_points(group="pytest11")
+
+
+def serve(control: socket.socket) -> None:
+    """Answer ForkRun requests until the lab closes the socket."""
+    buffer = messages.LineBuffer()
+    while True:
+        ready, _, _ = select.select([control], [], [], _REAP_EVERY)
+        _reap()
+        if not ready:
+            continue
+        data = control.recv(1 << 16)
+        if not data:
+            return
+        for request in buffer.feed(data):
+            if isinstance(request, messages.ForkRun):
+                _answer(control, request)
+
+
+def _answer(control: socket.socket, request: messages.ForkRun) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    ready, started = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        os.close(ready)
+        os.close(started)
+        control.sendall(messages.encode(messages.Forked(0, f"fork failed: {exc}")))
+        return
+    if pid == 0:  # the supervisor
+        control.close()
+        os.close(ready)
+        _supervisor(request, started)
+    os.close(started)
+    os.read(ready, 1)  # its own session first: the lab may kill that group at once
+    os.close(ready)
+    pidfd = os.pidfd_open(pid)  # before any reaping: it names this process for good
+    try:
+        socket.send_fds(control, [messages.encode(messages.Forked(pid))], [pidfd])
+    finally:
+        os.close(pidfd)
+
+
+def _reap() -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+
+
+def _supervisor(request: messages.ForkRun, started: int) -> None:
+    """Never returns: supervises one pytest run, as child/reaper.py does for a command."""
+    code = 1
+    try:
+        os.setsid()  # the lab kills the run's whole group on a timeout
+        os.close(started)  # tells the zygote the group exists
+        set_subreaper()
+        set_pdeathsig(signal.SIGTERM)
+        run = os.fork()
+        if run == 0:
+            _pytest_run(request)
+
+        def wait() -> int:
+            return os.waitstatus_to_exitcode(os.waitpid(run, 0)[1])
+
+        code = supervise(wait, on_end=lambda code: _write_status(request.status, code))
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code if code >= 0 else 1)
+
+
+def _write_status(path: str, code: int) -> None:
+    text = f"signal {-code}" if code < 0 else f"exit {code}"
+    with contextlib.suppress(OSError), open(path, "w", encoding="ascii") as out:
+        out.write(text)
+
+
+def _pytest_run(request: messages.ForkRun) -> None:
+    """Never returns: `python -m pytest ARGS` from the point where pytest is imported."""
+    code = 1
+    try:
+        set_pdeathsig(signal.SIGKILL)
+        limit_address_space(request.memory_limit_mb)
+        _redirect(request.log)
+        os.chdir(request.cwd)
+        os.environ.clear()
+        os.environ.update(request.env)
+        sys.path[0] = request.cwd  # `python -m` puts the working directory first
+        sys.argv = [_pytest_main_file(), *request.args]
+        sys.modules["__main__"] = _pytest_main_module()
+        try:
+            code = int(pytest.main())  # reads sys.argv, as `python -m pytest` does
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        code = _shut_down(code)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _shut_down(code: int) -> int:
+    """What the interpreter does as it exits: join non-daemon threads, run atexit."""
+    import atexit
+    import threading
+
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+    atexit._run_exitfuncs()
+    return code
+
+
+def _redirect(log: str) -> None:
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+
+
+def _pytest_main_file() -> str:
+    spec = importlib.util.find_spec("pytest.__main__")
+    return spec.origin if spec is not None and spec.origin else "pytest"
+
+
+def _pytest_main_module() -> types.ModuleType:
+    """A `__main__` like `python -m pytest`'s (multiprocessing's spawn reads it)."""
+    module = types.ModuleType("__main__")
+    module.__file__ = _pytest_main_file()
+    module.__spec__ = importlib.util.find_spec("pytest.__main__")
+    module.__builtins__ = __builtins__
+    return module
+
+
+def main() -> int:
+    set_pdeathsig(signal.SIGTERM)
+    fd = int(os.environ.pop(messages.ZYGOTE_ENV))
+    control = socket.socket(fileno=fd)
+    control.setblocking(True)
+    warm_up()
+    serve(control)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
