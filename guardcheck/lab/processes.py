@@ -121,6 +121,30 @@ class HostDied(GuardcheckError):
         )
 
 
+def _launch(
+    command: list[str],
+    settings: RunOptions,
+    log_path: Path,
+    extra_env: dict[str, str],
+    theirs: socket.socket,
+) -> subprocess.Popen[bytes]:
+    """`command` in the project root, in its own session, with `theirs` (then closed here)."""
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=settings.root,
+            env=_env(settings, extra_env),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            pass_fds=[theirs.fileno()],
+            start_new_session=True,
+            preexec_fn=lambda: set_pdeathsig(signal.SIGTERM),
+        )
+    theirs.close()
+    return process
+
+
 class HostProcess:
     """`python -m pytest -p guardcheck.child.host ...` in the project root, over a socketpair."""
 
@@ -153,19 +177,8 @@ class HostProcess:
             "no:cacheprovider",
             f"--basetemp={scratch / 'basetemp'}",
         ]
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                command,
-                cwd=settings.root,
-                env=_env(settings, {messages.HOST_ENV: json.dumps(dataclasses.asdict(config))}),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=[theirs.fileno()],
-                start_new_session=True,
-                preexec_fn=lambda: set_pdeathsig(signal.SIGTERM),
-            )
-        theirs.close()
+        env = {messages.HOST_ENV: json.dumps(dataclasses.asdict(config))}
+        self.process = _launch(command, settings, self.log, env, theirs)
         ours.setblocking(False)
         self.socket = ours
         self._buffer = messages.LineBuffer()
@@ -370,19 +383,9 @@ class Zygote:
     def __init__(self, settings: RunOptions, scratch: Path) -> None:
         ours, theirs = socket.socketpair()
         self.log = scratch / "zygote.log"
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "guardcheck.child.zygote"],
-                cwd=settings.root,
-                env=_env(settings, {messages.ZYGOTE_ENV: str(theirs.fileno())}),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=[theirs.fileno()],
-                start_new_session=True,
-                preexec_fn=lambda: set_pdeathsig(signal.SIGTERM),
-            )
-        theirs.close()
+        command = [sys.executable, "-m", "guardcheck.child.zygote"]
+        env = {messages.ZYGOTE_ENV: str(theirs.fileno())}
+        self.process = _launch(command, settings, self.log, env, theirs)
         ours.settimeout(self.ANSWER_TIMEOUT)
         self.socket: socket.socket | None = ours
 
