@@ -46,6 +46,7 @@ class HostConfig:
     skip: list[str]  # top-level names a scratch working directory does not mirror
     baseline_runs: int = 1
     baseline_timeout: float | None = None  # seconds per baseline run; None: no limit
+    baseline_workers: int = 1  # run 1 (under coverage) split by test file over this many
     memory_limit_mb: int = 0  # RLIMIT_AS of mutant children; 0: none
 
 

@@ -37,7 +37,7 @@ import pytest
 from _pytest.capture import MultiCapture
 
 from guardcheck import messages
-from guardcheck.child import workdirs
+from guardcheck.child import baselineparts, workdirs
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
@@ -161,6 +161,10 @@ class Host:
         self.baseline_timeout = settings.baseline_timeout
         self.memory_limit_mb = settings.memory_limit_mb
         self.baseline_due = 0  # the baseline run to fork next, once the previous one reported
+        self.baseline_workers = max(1, settings.baseline_workers)
+        self.parts: list[messages.ChildEnded] = []  # run 1's parts that reported so far
+        self.parts_expected = 0
+        self.baseline_whole = False  # run 1 again in one child, once its parts are retired
         self.sandbox = workdirs.Sandbox(
             Path(settings.root), set(settings.skip), self.scratch / "slots"
         )
@@ -198,7 +202,7 @@ class Host:
             )
         )
         self._prepare()
-        self._fork(-1, self._baseline_main, self.baseline_timeout)  # run 1: under coverage
+        self._start_baseline(self.baseline_workers)
         self.selector.register(self.control, selectors.EVENT_READ, None)
         while not self.stopping:
             self._step()
@@ -276,14 +280,25 @@ class Host:
         self.config._tmp_path_factory._basetemp = child.slot.tmp  # type: ignore[attr-defined]
         use_capture(self.config, self.captures.get(child.slot.cwd))
 
-    def _baseline_main(self, out: int, child: Child) -> None:
+    def _start_baseline(self, workers: int) -> None:
+        """Run 1, under coverage: whole test files split over `workers` children."""
+        items = list(self.items.values())
+        groups = baselineparts.split_by_file(items, [str(i.path) for i in items], workers)
+        self.parts = []
+        self.parts_expected = len(groups)
+        for group in groups:
+            self._fork(-1, self._baseline_main(group), self.baseline_timeout)
+
+    def _baseline_main(self, items: list[pytest.Item]) -> Callable[[int, Child], None]:
+        return lambda out, child: self._baseline_child(out, child, items)
+
+    def _baseline_child(self, out: int, child: Child, items: list[pytest.Item]) -> None:
         from coverage import Coverage
 
         self._enter_scratch(child)
         cov = Coverage(data_file=None, source=self.source, config_file=False, messages=False)
         cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
         cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
-        items = list(self.items.values())
         announce = _announcer(out)
         follower = Follower.for_baseline(self._follow_folder(), self.boot, self.source)
         follower.enter()
@@ -422,6 +437,9 @@ class Host:
             else:
                 self._reap_if_dead(child)
         self._reap_exiting()
+        if self.baseline_whole:
+            self.baseline_whole = False
+            self._start_baseline(workers=1)
         if self.baseline_due:
             run, self.baseline_due = self.baseline_due, 0
             self._fork(-run, self._rerun_main, self.baseline_timeout)
@@ -452,7 +470,7 @@ class Host:
                 message.timing.update(fork=child.forking, got=time.perf_counter())
                 child.result = message
                 if child.key == -1:  # the baseline under coverage: who starts processes
-                    self.spawners = frozenset(message.spawners)
+                    self.spawners |= frozenset(message.spawners)
 
     def _drain(self, child: Child) -> None:
         """Read whatever a dead child left in its pipe (its result may be there)."""
@@ -524,6 +542,17 @@ class Host:
             timed_out=child.timeout if timed_out else None,
             exit=None if child.result or status is None else describe_exit(status),
         )
+        if baseline and -child.key == 1 and self.parts_expected > 1:
+            self.parts.append(message)
+            if len(self.parts) < self.parts_expected:
+                return
+            if not baselineparts.clean(self.parts):
+                # Maybe tests that need another file's, or collide when run at once:
+                # the whole suite again in one child, whose verdict stands alone.
+                self.baseline_whole = True
+                return
+            order = {nodeid: n for n, nodeid in enumerate(self.items)}
+            message = baselineparts.merge(self.parts, order)
         if baseline:
             self._baseline_reported(-child.key)
         self.send(message)

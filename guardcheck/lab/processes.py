@@ -162,6 +162,7 @@ class HostProcess:
             skip=sandbox_skip(settings),
             baseline_runs=baseline_runs,
             baseline_timeout=settings.baseline_timeout,
+            baseline_workers=max(1, settings.jobs or os.cpu_count() or 1),
             memory_limit_mb=settings.memory_limit_mb,
         )
         command = [
