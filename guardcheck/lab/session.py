@@ -53,6 +53,7 @@ from guardcheck.model import (
 from guardcheck.options import RunOptions
 
 KEEP_SCRATCH = "GUARDCHECK_KEEP_SCRATCH"  # debugging: keep host.log and fresh runs' logs
+NO_ZYGOTE = "GUARDCHECK_NO_ZYGOTE"  # debugging: fresh runs start new interpreters
 
 
 class Restorer(Protocol):
@@ -150,7 +151,9 @@ class LabSession:
         ]
         paths = {t.nodeid: t.path for t in message.tests}
         self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
-        if any(not isinstance(a, str) and a.mode is ExecutionPath.FRESH for a in self.activations):
+        viable = [a for a in self.activations if not isinstance(a, str)]
+        fresh = any(a.mode is ExecutionPath.FRESH for a in viable)
+        if fresh and not os.environ.get(NO_ZYGOTE):
             # Its imports overlap the baseline; fresh runs fork from it instead of starting.
             self.zygote = Zygote(self.options, self.scratch)
         return tuple(paths)

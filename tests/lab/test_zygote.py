@@ -17,12 +17,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.lab import by_id, mutant
+from support.lab import run as lab_run
 from support.processes import alive, wait_until
-from support.projects import write_files
+from support.projects import copy_project, write_files
 
 from guardcheck import messages
 from guardcheck.child.procs import kill_group
 from guardcheck.lab.processes import ForkedRun, Zygote
+from guardcheck.lab.session import NO_ZYGOTE
 from guardcheck.options import RunOptions
 
 pytestmark = pytest.mark.slow
@@ -143,3 +146,33 @@ def test_a_stopped_zygote_is_not_used_and_its_process_ends(zygote, project, tmp_
     assert not alive(zygote.process.pid)
     run = messages.ForkRun([], str(project), {}, str(tmp_path / "log"), str(tmp_path / "s"))
     assert zygote.fork(run) is None
+
+
+def test_a_zygote_that_died_answers_none_and_says_so_in_its_log(zygote, project, tmp_path):
+    os.kill(zygote.process.pid, signal.SIGKILL)
+    zygote.process.wait()
+    run = messages.ForkRun([], str(project), {}, str(tmp_path / "log"), str(tmp_path / "s"))
+    assert zygote.fork(run) is None
+    assert "fresh runs start new interpreters" in zygote.log.read_text()
+
+
+def test_fresh_mutants_get_the_same_verdicts_with_and_without_the_zygote(monkeypatch, tmp_path):
+    """The new-interpreter path stays the fallback: it must keep working and agree."""
+    root = copy_project(tmp_path / "calc", "calc", git=True)
+    mutants = [
+        mutant(root, "limit", "LIMIT = 10", "LIMIT = 11"),
+        mutant(root, "import-error", "LIMIT = 10", "LIMIT = 1 / 0"),
+    ]
+
+    def verdicts() -> dict[str, tuple[str, str, tuple[str, ...]]]:
+        report = by_id(lab_run(root, mutants, jobs=2))
+        return {
+            ident: (r.status.value, r.path.value, tuple(t.nodeid for t in r.outcome.tests))
+            for ident, r in report.items()
+        }
+
+    warm = verdicts()
+    monkeypatch.setenv(NO_ZYGOTE, "1")
+    cold = verdicts()
+    assert warm == cold
+    assert {path for _, path, _ in warm.values()} == {"subprocess"}
