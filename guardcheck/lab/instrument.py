@@ -232,6 +232,26 @@ def _index(module: types.CodeType) -> _Index:
     return found
 
 
+# The original statements a mutant touches, compiled once for all the mutants of them
+# (a class's methods share one): by the outline's identity, kept alive beside the code.
+_ORIGINAL_PARTS: dict[tuple[int, int, int, str], tuple[toplevel.Outline, types.CodeType]] = {}
+
+
+def _original_part(
+    found: toplevel.Outline, touched: toplevel.Touched, filename: str
+) -> types.CodeType:
+    key = (id(found), touched.first, touched.last, filename)
+    hit = _ORIGINAL_PARTS.get(key)
+    if hit is not None and hit[0] is found:
+        return hit[1]
+    before = toplevel.part_module(found, touched.original(found), imports=True)
+    code = compile(before, filename, "exec", dont_inherit=True)
+    if len(_ORIGINAL_PARTS) >= 256:
+        _ORIGINAL_PARTS.clear()
+    _ORIGINAL_PARTS[key] = (found, code)
+    return code
+
+
 def narrowed(
     original: str,
     mutated: str,
@@ -251,10 +271,9 @@ def narrowed(
     if touched is None or touched.shift:
         return None
     found = toplevel.outline(original)
-    before = toplevel.part_module(found, touched.original(found), imports=True)
     after = toplevel.part_module(found, touched.statements, imports=True)
     try:
-        code_o = compile(before, filename, "exec", dont_inherit=True)
+        code_o = _original_part(found, touched, filename)
         code_m = compile(after, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
