@@ -442,15 +442,21 @@ class ForkedRun:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self.pidfd], [], [], 0)[0]:
+        if self.returncode is None and self._ended(0):
             self.returncode = _read_status(self.status)
         return self.returncode
 
     def wait(self) -> int:
-        select.select([self.pidfd], [], [])
+        self._ended(None)
         returncode = self.poll()
         assert returncode is not None
         return returncode
+
+    def _ended(self, timeout_ms: int | None) -> bool:
+        """The pidfd is readable once the supervisor has ended (poll: any fd number)."""
+        poller = select.poll()
+        poller.register(self.pidfd, select.POLLIN)
+        return bool(poller.poll(timeout_ms))
 
 
 def _read_status(path: Path) -> int:
