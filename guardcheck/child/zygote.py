@@ -61,7 +61,11 @@ _REAP_EVERY = 1.0  # seconds: supervisors that ended are reaped this often, at t
 
 
 def warm_up() -> None:
-    """Import what every fresh run imports before it reaches the project (`_WARM` too)."""
+    """Import what every fresh run imports before it reaches the project.
+
+    guardcheck's child modules (`_WARM`) came with this module; pytest's built-in
+    plugins are imported here.
+    """
     for name in default_plugins:
         with contextlib.suppress(ImportError):
             importlib.import_module(f"_pytest.{name}")
@@ -213,6 +217,11 @@ def main() -> int:
     fd = int(os.environ.pop(messages.ZYGOTE_ENV))
     control = socket.socket(fileno=fd)
     control.setblocking(True)
+    try:  # the lab needs a pidfd per run: without one, fork nothing (it starts them anew)
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError) as exc:
+        print(f"guardcheck zygote: no pidfd_open on this system ({exc})", file=sys.stderr)
+        return 1
     warm_up()
     serve(control)
     return 0

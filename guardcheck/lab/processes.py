@@ -267,11 +267,16 @@ class FreshProcess:
     ) -> None:
         self.folder = folder
         folder.mkdir()
-        self.results = folder / "results.jsonl"
         self.log = folder / "pytest.log"
-        spec = messages.FreshSpec(files, list(tests), matrix, str(self.results), list(hold))
-        spec_file = folder / "spec.json"
-        spec_file.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
+
+        def spec_env(name: str) -> dict[str, str]:
+            """The environment of a run whose spec names `name`.jsonl for its results."""
+            self.results = folder / f"{name}.jsonl"
+            spec = messages.FreshSpec(files, list(tests), matrix, str(self.results), list(hold))
+            path = folder / f"{name}.spec.json"
+            path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
+            return _env(settings, {messages.FRESH_ENV: str(path)})
+
         slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
         paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
@@ -288,7 +293,6 @@ class FreshProcess:
             "no:cacheprovider",
             f"--basetemp={slot.tmp}",
         ]
-        env = _env(settings, {messages.FRESH_ENV: str(spec_file)})
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.process: subprocess.Popen[bytes] | ForkedRun
@@ -297,7 +301,7 @@ class FreshProcess:
             run = messages.ForkRun(
                 pytest_args,
                 str(slot.cwd),
-                env,
+                spec_env("warm"),
                 str(self.log),
                 str(folder / "exit-status"),
                 settings.memory_limit_mb,
@@ -307,6 +311,8 @@ class FreshProcess:
             self.process = forked
             self._pidfd: int | None = forked.pidfd
             return
+        # Its own results file: a zygote that gave no answer may still have forked a run.
+        env = spec_env("results")
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [*REAPER, sys.executable, "-m", "pytest", *pytest_args],
