@@ -145,6 +145,17 @@ def _launch(
     return process
 
 
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Wait for a process that was asked to end; SIGTERM, then SIGKILL, its group insist."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            process.wait(timeout=3)
+            return
+        except subprocess.TimeoutExpired:
+            kill_group(process.pid, sig)
+    process.wait()
+
+
 class HostProcess:
     """`python -m pytest -p guardcheck.child.host ...` in the project root, over a socketpair."""
 
@@ -232,13 +243,7 @@ class HostProcess:
         self.socket.close()
         if urgent:
             kill_group(self.process.pid, signal.SIGTERM)
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                self.process.wait(timeout=3)
-                return
-            except subprocess.TimeoutExpired:
-                kill_group(self.process.pid, sig)
-        self.process.wait()
+        _end(self.process)
 
 
 @dataclass(frozen=True)
@@ -269,13 +274,13 @@ class FreshProcess:
         folder.mkdir()
         self.log = folder / "pytest.log"
 
-        def spec_env(name: str) -> dict[str, str]:
-            """The environment of a run whose spec names `name`.jsonl for its results."""
-            self.results = folder / f"{name}.jsonl"
-            spec = messages.FreshSpec(files, list(tests), matrix, str(self.results), list(hold))
+        def spec_env(name: str) -> tuple[dict[str, str], Path]:
+            """A run's environment, its spec naming `name`.jsonl for results; that file."""
+            results = folder / f"{name}.jsonl"
+            spec = messages.FreshSpec(files, list(tests), matrix, str(results), list(hold))
             path = folder / f"{name}.spec.json"
             path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
-            return _env(settings, {messages.FRESH_ENV: str(path)})
+            return _env(settings, {messages.FRESH_ENV: str(path)}), results
 
         slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
@@ -298,10 +303,11 @@ class FreshProcess:
         self.process: subprocess.Popen[bytes] | ForkedRun
         forked = None
         if zygote is not None:
+            env, self.results = spec_env("warm")
             run = messages.ForkRun(
                 pytest_args,
                 str(slot.cwd),
-                spec_env("warm"),
+                env,
                 str(self.log),
                 str(folder / "exit-status"),
                 settings.memory_limit_mb,
@@ -312,7 +318,7 @@ class FreshProcess:
             self._pidfd: int | None = forked.pidfd
             return
         # Its own results file: a zygote that gave no answer may still have forked a run.
-        env = spec_env("results")
+        env, self.results = spec_env("results")
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [*REAPER, sys.executable, "-m", "pytest", *pytest_args],
@@ -424,13 +430,7 @@ class Zygote:
         if self.socket is not None:
             self.socket.close()
             self.socket = None
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                self.process.wait(timeout=3)
-                return
-            except subprocess.TimeoutExpired:
-                kill_group(self.process.pid, sig)
-        self.process.wait()
+        _end(self.process)
 
 
 class ForkedRun:
