@@ -357,8 +357,8 @@ def sweep(
             options.root, chosen, exclude=options.exclude, arid_rules=arid, changed_lines=changed
         )
         made.append(generated)
-        total = len(generated.mutants) + sum(generated.skipped.values())
-        return generated.mutants, [total, generated.skipped, generated.files, [*generated.warnings]]
+        extra = [_total(generated), generated.skipped, generated.files, [*generated.warnings]]
+        return generated.mutants, extra
 
     if since:  # a diff's mutants may all be cached: make them first, start pytest only if needed
         mutants, extra = make()
@@ -368,8 +368,14 @@ def sweep(
     if not made:  # interrupted before the mutants were made
         return SweepReport(report, 0, {}, 0)
     generated = made[0]
-    total = len(generated.mutants) + sum(generated.skipped.values())
-    return SweepReport(report, total, generated.skipped, generated.files, generated.warnings)
+    return SweepReport(
+        report, _total(generated), generated.skipped, generated.files, generated.warnings
+    )
+
+
+def _total(generated: Sweep) -> int:
+    """Mutants mutmut's operators made, before guardcheck's filters skipped some."""
+    return len(generated.mutants) + sum(generated.skipped.values())
 
 
 def emit_catalogue(results: Iterable[MutantResult], root: Path) -> str:

@@ -18,6 +18,7 @@ through their own PR_SET_PDEATHSIG.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import os
@@ -287,12 +288,10 @@ class Host:
         self.parts = []
         self.parts_expected = len(groups)
         for group in groups:
-            self._fork(-1, self._baseline_main(group), self.baseline_timeout)
+            main = functools.partial(self._baseline_main, items=group)
+            self._fork(-1, main, self.baseline_timeout)
 
-    def _baseline_main(self, items: list[pytest.Item]) -> Callable[[int, Child], None]:
-        return lambda out, child: self._baseline_child(out, child, items)
-
-    def _baseline_child(self, out: int, child: Child, items: list[pytest.Item]) -> None:
+    def _baseline_main(self, out: int, child: Child, items: list[pytest.Item]) -> None:
         from coverage import Coverage
 
         self._enter_scratch(child)

@@ -160,13 +160,14 @@ def _pytest_run(request: messages.ForkRun) -> None:
         os.environ.clear()
         os.environ.update(request.env)
         sys.path[0] = request.cwd  # `python -m` puts the working directory first
-        sys.argv = [_pytest_main_file(), *request.args]
-        sys.modules["__main__"] = _pytest_main_module()
+        main = _pytest_main_module()
+        sys.argv = [main.__file__ or "pytest", *request.args]
+        sys.modules["__main__"] = main
         try:
             code = int(pytest.main())  # reads sys.argv, as `python -m pytest` does
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
-        code = _shut_down(code)
+        _shut_down()
     except BaseException:
         traceback.print_exc()
     finally:
@@ -176,7 +177,7 @@ def _pytest_run(request: messages.ForkRun) -> None:
         os._exit(code)
 
 
-def _shut_down(code: int) -> int:
+def _shut_down() -> None:
     """What the interpreter does as it exits: join non-daemon threads, run atexit."""
     import atexit
     import threading
@@ -185,7 +186,6 @@ def _shut_down(code: int) -> int:
     if shutdown is not None:
         shutdown()
     atexit._run_exitfuncs()
-    return code
 
 
 def _redirect(log: str) -> None:
@@ -198,16 +198,11 @@ def _redirect(log: str) -> None:
     os.close(null)
 
 
-def _pytest_main_file() -> str:
-    spec = importlib.util.find_spec("pytest.__main__")
-    return spec.origin if spec is not None and spec.origin else "pytest"
-
-
 def _pytest_main_module() -> types.ModuleType:
     """A `__main__` like `python -m pytest`'s (multiprocessing's spawn reads it)."""
     module = types.ModuleType("__main__")
-    module.__file__ = _pytest_main_file()
     module.__spec__ = importlib.util.find_spec("pytest.__main__")
+    module.__file__ = module.__spec__.origin if module.__spec__ is not None else None
     module.__builtins__ = __builtins__
     return module
 
