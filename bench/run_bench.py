@@ -179,6 +179,7 @@ def timed_run(
     log: Path,
     rss_file: Path,
     timeout_s: float,
+    env: dict[str, str] | None = None,
 ) -> Timed:
     """Run one tool under rss_launcher.py; wall time, peak RSS of its top process and tree.
 
@@ -200,6 +201,7 @@ def timed_run(
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # its own process group, so a timeout kills the tree
+            env=None if env is None else {**os.environ, **env},
         )
 
         def poll() -> None:
@@ -348,14 +350,19 @@ def round_tag(rnd: int) -> str:
 
 
 def timed_tool_run(
-    tool: str, rnd: int, command: list[str], *, cwd: Path, timeout_s: float
+    tool: str,
+    rnd: int,
+    command: list[str],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    env: dict[str, str] | None = None,
 ) -> RunResult:
     """Run one tool's command with its log and RSS file under WORK/logs; not yet judged ok."""
     name = f"{tool}-{round_tag(rnd)}"
     log = WORK / "logs" / f"{name}.log"
-    timed = timed_run(
-        command, cwd=cwd, log=log, rss_file=WORK / "logs" / f"{name}.rss", timeout_s=timeout_s
-    )
+    rss_file = WORK / "logs" / f"{name}.rss"
+    timed = timed_run(command, cwd=cwd, log=log, rss_file=rss_file, timeout_s=timeout_s, env=env)
     return RunResult(
         tool=tool,
         round=rnd,

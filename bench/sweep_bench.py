@@ -178,8 +178,17 @@ class Run:
     verdicts: dict[str, str] = field(default_factory=dict, repr=False)  # mutant key -> status
 
 
-def _timed(target: Target, tool: str, rnd: int, argv: list[str], scratch: Path, timeout: float):
-    res = rb.timed_tool_run(f"{target.name}-{tool}", rnd, argv, cwd=scratch, timeout_s=timeout)
+def _timed(
+    target: Target,
+    tool: str,
+    rnd: int,
+    argv: list[str],
+    scratch: Path,
+    timeout: float,
+    env: dict[str, str] | None = None,
+):
+    name = f"{target.name}-{tool}"
+    res = rb.timed_tool_run(name, rnd, argv, cwd=scratch, timeout_s=timeout, env=env)
     kib = res.parent_rss_kib
     return Run(
         target=target.name,
@@ -195,11 +204,15 @@ def _timed(target: Target, tool: str, rnd: int, argv: list[str], scratch: Path, 
     )
 
 
-def run_mutmut(target: Target, rnd: int, jobs: int, timeout: float) -> Run:
+def run_mutmut(
+    target: Target, rnd: int, jobs: int, timeout: float, tmpdir: Path | None = None
+) -> Run:
     scratch = rb.WORK / f"sweep-{target.name}-mutmut-{rnd}"
     scratch_copy(target, scratch)
     argv = [str(rb.VENV_BIN / "mutmut"), "run", "--max-children", str(jobs)]
-    run = _timed(target, rb.MUTMUT, rnd, argv, scratch, timeout)
+    # --mutmut-tmpdir: pytest's basetemp (the tests' tmp_path) where guardcheck's goes.
+    env = None if tmpdir is None else {"TMPDIR": str(tmpdir)}
+    run = _timed(target, rb.MUTMUT, rnd, argv, scratch, timeout, env)
     status_of = rb._mutmut_status_map()
     for meta in rb._iter_meta(scratch / "mutants"):
         for key, code in meta["exit_code_by_key"].items():
@@ -505,6 +518,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="set GUARDCHECK_TIMING=1 for guardcheck: a per-mutant timing line in its logs",
     )
+    p.add_argument(
+        "--mutmut-tmpdir",
+        type=Path,
+        help="run mutmut with TMPDIR=DIR (e.g. /dev/shm, where guardcheck puts its scratch "
+        "folder and the tests' tmp_path when it is a roomy tmpfs): the same filesystem for "
+        "both tools' test files",
+    )
     p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after S s")
     args = p.parse_args(argv)
     args.targets = [t for t in args.targets.split(",") if t]
@@ -533,8 +553,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             target = fetch_cachetools(rb.WORK, args.cachetools_files.split(","))
         runs: dict[str, list[Run]] = {rb.MUTMUT: [], rb.GUARDCHECK: []}
         for rnd in range(1, args.rounds + 1):
-            for tool, fn in ((rb.MUTMUT, run_mutmut), (rb.GUARDCHECK, run_guardcheck)):
-                r = fn(target, rnd, args.jobs, args.timeout)
+            for tool in (rb.MUTMUT, rb.GUARDCHECK):
+                if tool == rb.MUTMUT:
+                    r = run_mutmut(target, rnd, args.jobs, args.timeout, args.mutmut_tmpdir)
+                else:
+                    r = run_guardcheck(target, rnd, args.jobs, args.timeout)
                 runs[tool].append(r)
                 print(
                     f"{name} round {rnd} {tool:<10} {r.wall_s:7.2f} s exit {r.exit_code} "

@@ -26,7 +26,6 @@ import os
 import selectors
 import signal
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -37,6 +36,7 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import procs, workdirs
+from guardcheck.lab import scratchdir
 from guardcheck.lab.baseline import BaselineFailed, judge_baseline, unfollowed_tests
 from guardcheck.lab.classify import Activation, Unviable, after_collection, classify
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
@@ -74,7 +74,7 @@ class LabSession:
     def __init__(self, options: RunOptions, mutants: Sequence[Mutant] = ()) -> None:
         self.options = options
         self.mutants = list(mutants)
-        self.scratch = Path(tempfile.mkdtemp(prefix="guardcheck-lab-"))
+        self.scratch = scratchdir.make_scratch("guardcheck-lab-")
         self.host: HostProcess | None = None
         self.info: HostInfo | None = None
         self.scheduler: Scheduler | None = None

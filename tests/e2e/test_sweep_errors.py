@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from support.processes import wait_until
 from support.projects import commit, git_status, write_files
 from support.verdicts import tracked_bytes
+
+from guardcheck.lab import scratchdir
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +51,9 @@ def processes_in(root: Path) -> list[int]:
 
 
 def lab_scratch() -> set[str]:
-    return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("guardcheck-lab-")}
+    """Lab scratch folders where this machine puts them (/dev/shm or the temp folder)."""
+    parent = scratchdir.scratch_parent()
+    return {p for p in os.listdir(parent) if p.startswith("guardcheck-lab-")}
 
 
 def sweep_fails_cleanly(root: Path) -> subprocess.CompletedProcess[str]:
