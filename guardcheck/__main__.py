@@ -1,3 +1,3 @@
-from guardcheck.commands.main import main
+from guardcheck.commands.main import cli
 
-main()
+cli()

@@ -168,10 +168,11 @@ class ResultCache:
         Each verdict is stored under its project-state key and, when the lab planned
         it, under its dependency key too (the same body).
         """
+        entries: list[tuple[str, str, object]] = []
         if report.baseline and not report.interrupted:
             tests = [[t.nodeid, t.duration, t.path, t.outcome.value] for t in report.baseline]
-            self.store.write(
-                "baseline", self.world, {"tests": tests, "seconds": report.baseline_seconds}
+            entries.append(
+                ("baseline", self.world, {"tests": tests, "seconds": report.baseline_seconds})
             )
         for result in report.results:
             # An error is guardcheck failing to judge (often transient): never replayed.
@@ -179,15 +180,16 @@ class ResultCache:
                 continue
             digest, nodeids = codec.nodeids_blob(result.selection)
             if digest not in self._nodeids:
-                self.store.write("tests", digest, nodeids)
+                entries.append(("tests", digest, nodeids))
                 self._nodeids[digest] = tuple(nodeids)
             body = codec.encode(result, digest)
             dependency = restorer.keys.get(id(result.mutant)) if restorer else None
             if dependency is not None:
-                self.store.write("dependency", dependency, body)
+                entries.append(("dependency", dependency, body))
                 # Named, so that a run restoring this entry keeps the other from eviction.
                 body = {**body, "dependency": dependency}
-            self.store.write("mutant", self.key(result.mutant), body)
+            entries.append(("mutant", self.key(result.mutant), body))
+        self.store.write_many(entries)
 
     def read_result(self, kind: str, key: str, mutant: Mutant) -> MutantResult | None:
         """The verdict stored under `key`, for `mutant`; a malformed entry is discarded."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
+from typing import NoReturn
 
 import click
 
@@ -41,5 +44,34 @@ for command in (
 ):
     main.add_command(command)
 
+
+def cli() -> NoReturn:
+    """The console script: `main`, then an exit without the interpreter's teardown.
+
+    By the time a command exits, the lab has stopped its processes and the reports and
+    the cache are on disk; freeing every module and libcst tree one by one took 0.1-0.15 s
+    after a sweep (a tenth of cachetools' whole run to beat). Exit handlers still run.
+    """
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = _exit_status(exc.code)
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _exit_status(code: object) -> int:
+    """What the interpreter would exit with for `SystemExit(code)`."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    cli()

@@ -7,11 +7,13 @@ result keeps what its child reported (`MutantResult.outcome`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import selectors
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -97,6 +99,10 @@ class Scheduler:
         self.kills: dict[str, Counter[str]] = {}  # file -> tests that killed its mutants so far
         self.line_kills: dict[tuple[str, int], set[str]] = {}  # (file, line) -> its killers
         self.durations = durations  # the baseline's seconds per test
+        # While run() runs, what the listeners hear (a diff and a log written, the progress
+        # drawn) waits until the free slots have their next mutants: the host forks them
+        # meanwhile instead of idling through our file writes.
+        self._deferred: list[Callable[[], None]] | None = None
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
         """A verdict reached without running anything (unviable, no coverage)."""
@@ -112,16 +118,32 @@ class Scheduler:
             self.pending.append(job)
 
     def run(self) -> None:
-        while self.pending or self.running:
-            while self.pending and len(self.running) < self.jobs:
-                self._start(self.pending.popleft())
-            self._wait()
+        self._deferred = []
+        try:
+            while self.pending or self.running:
+                while self.pending and len(self.running) < self.jobs:
+                    self._start(self.pending.popleft())
+                self._tell()
+                self._wait()
+        finally:
+            self._tell()
+            self._deferred = None
+
+    def _emit(self, call: Callable[[], None]) -> None:
+        if self._deferred is None:
+            call()
+        else:
+            self._deferred.append(call)
+
+    def _tell(self) -> None:
+        while self._deferred:
+            self._deferred.pop(0)()
 
     def _start(self, job: _Job) -> None:
         mutant, plan = job.plan.mutant, job.plan
         control = job.control is not None
         if not control:
-            self.events.mutant_started(mutant)
+            self._emit(functools.partial(self.events.mutant_started, mutant))
             job.started = time.perf_counter()
             job.plan = plan = killers_first(
                 plan, self._kills_in(mutant), self.durations, self._killers_on_lines_of(mutant)
@@ -283,7 +305,7 @@ class Scheduler:
 
     def _record(self, index: int, result: MutantResult, log: str) -> None:
         self.results[index] = result
-        self.events.mutant_finished(result, log)
+        self._emit(functools.partial(self.events.mutant_finished, result, log))
 
     def kill_fresh(self) -> None:
         for job in self.running.values():

@@ -74,6 +74,26 @@ def test_the_store_believes_only_an_entry_of_its_own_format_version_kind_and_key
     assert not list(tmp_path.rglob(".tmp-*"))  # atomic writes leave no temporary files
 
 
+def test_many_entries_written_at_once_are_all_there_and_marked_used(tmp_path):
+    """write_many uses threads above a few entries: every entry must still land whole."""
+    store = Store(tmp_path)
+    entries = [("mutant", f"{n:064x}", {"n": n, "pad": "x" * 2000}) for n in range(50)]
+    store.write_many(entries)
+    again = Store(tmp_path)
+    assert [again.read(kind, key) for kind, key, _ in entries] == [e[2] for e in entries]
+    assert store.used == {store.path(kind, key) for kind, key, _ in entries}
+    assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_many_entries_that_cannot_be_written_are_warnings_not_a_crash(tmp_path, capsys):
+    """A full or unusable disk loses the cache, never the run (threads included)."""
+    folder = tmp_path / "cache"
+    folder.write_text("a file where the cache folder should be\n")
+    Store(folder).write_many([("mutant", f"{n:064x}", {"n": n}) for n in range(20)])
+    assert capsys.readouterr().err.count("not written") == 20
+    assert folder.is_file()
+
+
 def project(tmp_path: Path) -> RunOptions:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "tests").mkdir()

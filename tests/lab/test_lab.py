@@ -65,6 +65,8 @@ def test_every_mutant_gets_a_result_in_input_order_and_events(lab):
     for ident in ids:
         assert events.calls.count(f"started {ident}") == 1
         assert events.calls.count(f"finished {ident}") == 1
+        # The scheduler tells listeners after dispatching the next mutants: still in order.
+        assert events.calls.index(f"started {ident}") < events.calls.index(f"finished {ident}")
     assert not report.interrupted
 
 
