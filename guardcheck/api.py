@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from guardcheck.cache import Restorer, cached_run, open_cache
+from guardcheck.cache import Restorer, Saver, cached_run, open_cache
 from guardcheck.cache.replay import remember, replay, run_scope
 from guardcheck.catalogue.load import did_you_mean
 from guardcheck.catalogue.select import select_mutants
@@ -233,12 +233,14 @@ def _run(
         listeners = FanOut.of([events, outdir])
         listeners.run_started(chosen)
 
-        def run_lab(mutants: Sequence[Mutant], restorer: Restorer | None) -> RunReport:
+        def run_lab(
+            mutants: Sequence[Mutant], restorer: Restorer | None, saver: Saver | None
+        ) -> RunReport:
             lab = early or labs.enter_context(LabSession(_lab_options(options)))
             try:
                 lab.add(mutants)
                 _check_killers_collected(catalogue, lab.collect())
-                report = lab.run(listeners, restorer)
+                report = lab.run(FanOut.of([listeners, saver]), restorer)
             except BaseException as exc:
                 lab.close(urgent=isinstance(exc, KeyboardInterrupt))
                 raise

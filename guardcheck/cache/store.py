@@ -1,6 +1,6 @@
 """Entries on disk under `<output>/cache/`: atomic writes, checked reads.
 
-Each entry is one JSON file `<kind>/<key[:2]>/<key>.json` holding the format version,
+Each entry is one JSON file `<kind>/<key>.json` holding the format version,
 guardcheck's version, its kind and its key beside the body. A reader believes an entry
 only when all four match what it asked for; anything else (truncated, foreign, from
 another guardcheck, renamed) is discarded with a warning and counts as a miss, so a bad
@@ -40,7 +40,9 @@ class Store:
         self.used: set[Path] = set()  # entries this run read or wrote: kept by evict_unused
 
     def path(self, kind: str, key: str) -> Path:
-        return self.folder / kind / key[:2] / f"{key}.json"
+        # One folder per kind, not per key prefix too: a fresh run's entries would make
+        # a folder each (272 for 363 entries), and a folder costs what a file does.
+        return self.folder / kind / f"{key}.json"
 
     def read(self, kind: str, key: str) -> Any | None:
         path = self.path(kind, key)
@@ -107,7 +109,8 @@ class Store:
         """
         removed = 0
         now = time.time()
-        for path in self.folder.glob("*/*/*.json"):
+        # */*/*.json: entries of the layout before this one, never used now.
+        for path in [*self.folder.glob("*/*.json"), *self.folder.glob("*/*/*.json")]:
             if path in self.used:
                 continue
             if path.name.startswith(".tmp-"):
@@ -117,4 +120,7 @@ class Store:
             with contextlib.suppress(OSError):
                 path.unlink()
                 removed += 1
+        for folder in self.folder.glob("*/*/"):  # emptied folders of that layout
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         return removed

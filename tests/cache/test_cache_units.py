@@ -63,7 +63,7 @@ def test_the_store_believes_only_an_entry_of_its_own_format_version_kind_and_key
     assert store.read("baseline", "ab" * 32) is None  # another kind: a miss, no file
     path = store.path("mutant", "ab" * 32)
     moved = store.path("mutant", "cd" * 32)
-    moved.parent.mkdir(parents=True)
+    moved.parent.mkdir(parents=True, exist_ok=True)
     path.rename(moved)  # renamed: its stored key no longer matches its name
     assert store.read("mutant", "cd" * 32) is None
     assert not moved.exists()
@@ -141,6 +141,19 @@ def test_eviction_removes_what_the_last_run_did_not_use(tmp_path):
     later.write("mutant", "dd4", {"n": "dd4"})
     assert later.evict_unused() == 2
     assert sorted(p.stem for p in (tmp_path / "cache").rglob("*.json")) == ["aa1", "dd4"]
+
+
+def test_eviction_removes_entries_of_the_earlier_nested_layout(tmp_path):
+    """Entries were `<kind>/<key[:2]>/<key>.json` before: unreadable now, so unused."""
+    folder = tmp_path / "cache"
+    old = folder / "mutant" / "ee" / f"{'ee' * 32}.json"
+    old.parent.mkdir(parents=True)
+    old.write_text("{}")
+    store = Store(folder)
+    store.write("mutant", "ff6", {"n": 1})
+    assert store.evict_unused() == 1
+    assert not old.parent.exists()
+    assert [p.relative_to(folder).as_posix() for p in folder.rglob("*.json")] == ["mutant/ff6.json"]
 
 
 CALC = """\
