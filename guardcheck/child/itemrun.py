@@ -23,6 +23,7 @@ from _pytest.runner import CallInfo
 from _pytest.unittest import TestCaseFunction
 from _pytest.unittest import pytest_runtest_makereport as unittest_makereport
 
+from guardcheck.child.procs import unlink_own_semaphores
 from guardcheck.model import TestOutcome, TestResult
 
 _PHASE_ERROR = ("setup", "teardown")
@@ -200,4 +201,5 @@ def run_items(
         session._setupstate.teardown_exact(None)
     except BaseException as exc:  # a teardown error after the verdict: note it, keep results
         recorder.log.append(f"final teardown raised {type(exc).__name__}: {exc}")
+    unlink_own_semaphores()  # a forked child skips the exit that would
     return results

@@ -151,3 +151,25 @@ def describe_returncode(code: int) -> str:
         except ValueError:
             return f"signal {-code}"
     return f"exit code {code}"
+
+
+def unlink_own_semaphores() -> None:
+    """Unlink the named semaphores this process's multiprocessing locks created.
+
+    A spawn or forkserver context's locks are named POSIX semaphores (/dev/shm/sem.mp-*),
+    unlinked by an exit-time finalizer or else by multiprocessing's resource tracker. A
+    forked child leaves by os._exit (no finalizers) and the host then kills its process
+    group, the tracker with it: each spawn pool a test made stayed behind. Only these
+    finalizers run here: each unlinks a name and cannot block. A finalizer inherited
+    from the host does nothing in the child (multiprocessing checks the pid).
+    """
+    util = sys.modules.get("multiprocessing.util")
+    synchronize = sys.modules.get("multiprocessing.synchronize")
+    if util is None or synchronize is None:
+        return
+    cleanup = getattr(synchronize.SemLock, "_cleanup", None)
+    registry = getattr(util, "_finalizer_registry", {})
+    for finalizer in list(registry.values()):
+        if cleanup is not None and getattr(finalizer, "_callback", None) is cleanup:
+            with contextlib.suppress(Exception):
+                finalizer()

@@ -71,6 +71,12 @@ def guardcheck(root: Path, *only: str) -> tuple[subprocess.CompletedProcess[str]
     return done, mutants
 
 
+def named_semaphores() -> set[str]:
+    """multiprocessing's named semaphores on this machine (Linux keeps them in /dev/shm)."""
+    shm = Path("/dev/shm")
+    return {p.name for p in shm.glob("sem.mp-*")} if shm.is_dir() else set()
+
+
 def run_case(tmp_path: Path, keep: str, *only: str, exit_code: int = 1) -> dict:
     root = one_case(tmp_path / "project", keep, git=True)
     done, mutants = guardcheck(root, *only)
@@ -109,7 +115,10 @@ def test_bc_pool_workers_run_the_mutant_and_their_evidence_counts(tmp_path, keep
     code never ran" (the evidence marker fired in the grandchild's memory only), and a
     mutant reached only in spawn-pool workers was `no-coverage` (spawned interpreters
     were never measured, and imported the original module)."""
+    before = named_semaphores()
     mutants = run_case(tmp_path, keep, "double-*")
+    # Regression: each forked child's spawn pool left its locks' named semaphores behind.
+    assert named_semaphores() - before == set()
     nodeid = f"tests/{keep}::{test}"
     assert by_hand(tmp_path, keep, "double-triple") == {nodeid: "failed"}
     assert mutants["double-triple"]["verdict"] == "caught", mutants["double-triple"]["reason"]
