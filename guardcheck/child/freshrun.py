@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder
+from guardcheck.child.procs import unlink_own_semaphores
 from guardcheck.child.properties import stop_at_first_failure
 
 
@@ -115,6 +117,7 @@ class FreshRun:
         self.follower.test_starting(nodeid)
         messages.send(self.out, messages.TestStarted(nodeid))
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         log = list(self.recorder.log)
         if self.missing:
@@ -127,6 +130,26 @@ class FreshRun:
             unfollowed=self.follower.unfollowed(),
         )
         messages.send(self.out, report)
+        _leave(session)
+
+
+def _leave(session: pytest.Session) -> None:
+    """The lab has every result: end the run here, as a forked child ends.
+
+    The lab waits for this process to exit, and what pytest would still do decides
+    nothing: other plugins' summaries (Hypothesis' imports Hypothesis to print its
+    statistics, 0.5 s when no test used it), pytest's search for unraisable exceptions
+    (repeated gc passes), the interpreter's teardown; together most of a fresh run of a
+    few tests. Session-scoped fixtures are still torn down, as a forked child does.
+    """
+    try:
+        session._setupstate.teardown_exact(None)
+    except BaseException as exc:  # after the report: the verdict stands, say so in the log
+        print(f"guardcheck: final teardown raised {type(exc).__name__}: {exc}", flush=True)
+    unlink_own_semaphores()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1 if session.testsfailed else 0)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,0 +1,72 @@
+"""How a fresh-interpreter run ends (child/freshrun.py `_leave`).
+
+Once its report is written the run exits at once, as a forked child does, instead
+of going through the rest of pytest's session end. What must survive that: the
+verdicts, and the teardown of session-scoped fixtures (a fixture that cleans up
+what it made in the project copy must still get to).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.lab import by_id, mutant, run
+from support.projects import copy_project, write_files
+
+from guardcheck.model import Status
+
+pytestmark = pytest.mark.slow
+
+SESSION_FIXTURE_TEST = """\
+import os
+
+import pytest
+
+from calc.ops import LIMIT
+
+
+@pytest.fixture(scope="session")
+def made():
+    yield
+    kind = "fresh" if os.environ.get("GUARDCHECK_FRESH") else "fork"
+    with open(os.environ["TEARDOWN_LOG"], "a") as out:
+        out.write(kind + "\\n")
+
+
+def test_limit_is_ten(made):
+    assert LIMIT == 10
+
+
+def test_limit_is_positive(made):
+    assert LIMIT > 0
+"""
+
+
+KILLER = "tests/test_session_fixture.py::test_limit_is_ten"
+
+
+def test_a_fresh_run_tears_down_session_fixtures_and_keeps_its_verdicts(tmp_path, monkeypatch):
+    """Regression guard for the quick exit: without the explicit teardown a session
+    fixture's cleanup never ran in a fresh run (pytest does it after our report)."""
+    root = copy_project(tmp_path / "calc", "calc", git=True)
+    write_files(root, {"tests/test_session_fixture.py": SESSION_FIXTURE_TEST})
+    log = tmp_path / "teardowns.txt"
+    monkeypatch.setenv("TEARDOWN_LOG", str(log))
+    mutants = [
+        # Module level, so fresh. Its named killer runs first and uses the session fixture;
+        # the run stops there, with tests left, so pytest's own last-item teardown never
+        # comes: only the explicit one can tear the fixture down.
+        mutant(root, "limit-eleven", "LIMIT = 10", "LIMIT = 11", killed_by=(KILLER,)),
+        mutant(root, "limit-ten-again", "LIMIT = 10", "LIMIT = int('10')"),  # same value
+    ]
+    results = by_id(run(root, mutants, jobs=1))
+    caught, same = results["limit-eleven"], results["limit-ten-again"]
+    assert caught.path.value == same.path.value == "subprocess"
+    assert caught.status is Status.CAUGHT, caught.reason
+    assert [t.nodeid for t in caught.tests] == [KILLER]
+    assert same.status is Status.SURVIVED, same.reason
+    # Three fresh runs set the fixture up: the survivor's, the kill's, and the kill's
+    # control run (the killer again without the mutant). Each tore it down.
+    assert log.read_text(encoding="utf-8").split().count("fresh") == 3
+    assert not list(Path(root).glob("**/teardowns.txt"))
