@@ -255,7 +255,8 @@ class Saver:
     def __init__(self, cache: ResultCache, restorer: Restorer) -> None:
         self.cache = cache
         self.restorer = restorer
-        self._saved: set[int] = set()
+        # By id, holding each result: a freed one's id could be another's later.
+        self._saved: dict[int, MutantResult] = {}
         self._writes: list[Future[None]] = []
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guardcheck-cache")
 
@@ -265,7 +266,7 @@ class Saver:
 
     def mutant_finished(self, result: MutantResult, log: str) -> None:
         entries = self.cache.entries_of(result, self.restorer)  # here: it updates the cache
-        self._saved.add(id(result))
+        self._saved[id(result)] = result
         if entries:
             self._writes.append(self._pool.submit(self.cache.store.write_many, entries))
 
