@@ -75,7 +75,7 @@ def test_the_store_believes_only_an_entry_of_its_own_format_version_kind_and_key
 
 
 def test_many_entries_written_at_once_are_all_there_and_marked_used(tmp_path):
-    """write_many uses threads above a few entries: every entry must still land whole."""
+    """write_many (what cache.Saver's thread calls): every entry lands whole, marked used."""
     store = Store(tmp_path)
     entries = [("mutant", f"{n:064x}", {"n": n, "pad": "x" * 2000}) for n in range(50)]
     store.write_many(entries)
@@ -86,7 +86,7 @@ def test_many_entries_written_at_once_are_all_there_and_marked_used(tmp_path):
 
 
 def test_many_entries_that_cannot_be_written_are_warnings_not_a_crash(tmp_path, capsys):
-    """A full or unusable disk loses the cache, never the run (threads included)."""
+    """A full or unusable disk loses the cache, never the run."""
     folder = tmp_path / "cache"
     folder.write_text("a file where the cache folder should be\n")
     Store(folder).write_many([("mutant", f"{n:064x}", {"n": n}) for n in range(20)])
