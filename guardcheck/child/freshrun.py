@@ -23,8 +23,7 @@ from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.importhook import ServedModules
-from guardcheck.child.itemrun import OneLineReports, Recorder
-from guardcheck.child.procs import unlink_own_semaphores
+from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
 from guardcheck.child.properties import stop_at_first_failure
 
 
@@ -142,11 +141,9 @@ def _leave(session: pytest.Session) -> None:
     (repeated gc passes), the interpreter's teardown; together most of a fresh run of a
     few tests. Session-scoped fixtures are still torn down, as a forked child does.
     """
-    try:
-        session._setupstate.teardown_exact(None)
-    except BaseException as exc:  # after the report: the verdict stands, say so in the log
-        print(f"guardcheck: final teardown raised {type(exc).__name__}: {exc}", flush=True)
-    unlink_own_semaphores()
+    error = end_session(session)
+    if error:  # after the report: the verdict stands, the run's log says what happened
+        print(f"guardcheck: {error}")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(1 if session.testsfailed else 0)

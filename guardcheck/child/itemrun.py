@@ -197,9 +197,20 @@ def run_items(
         failed = failed or result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
         if bail and failed and not waiting:
             break
+    error = end_session(session)
+    if error:
+        recorder.log.append(error)
+    return results
+
+
+def end_session(session: pytest.Session) -> str | None:
+    """What a child does before it leaves by os._exit: tear down every fixture still
+    set up, and unlink its spawn pools' named semaphores (the exit it skips would).
+    The final teardown's error, if any: after the verdict, it only goes in the log."""
+    error = None
     try:
         session._setupstate.teardown_exact(None)
-    except BaseException as exc:  # a teardown error after the verdict: note it, keep results
-        recorder.log.append(f"final teardown raised {type(exc).__name__}: {exc}")
-    unlink_own_semaphores()  # a forked child skips the exit that would
-    return results
+    except BaseException as exc:
+        error = f"final teardown raised {type(exc).__name__}: {exc}"
+    unlink_own_semaphores()
+    return error

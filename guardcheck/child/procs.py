@@ -168,8 +168,10 @@ def unlink_own_semaphores() -> None:
     if util is None or synchronize is None:
         return
     cleanup = getattr(synchronize.SemLock, "_cleanup", None)
+    if cleanup is None:
+        return
     registry = getattr(util, "_finalizer_registry", {})
     for finalizer in list(registry.values()):
-        if cleanup is not None and getattr(finalizer, "_callback", None) is cleanup:
+        if getattr(finalizer, "_callback", None) is cleanup:
             with contextlib.suppress(Exception):
                 finalizer()
