@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from support.projects import commit, copy_project, edit
 
+from guardcheck.cache.store import Store
+
 pytestmark = pytest.mark.slow
 
 RESETS = "tests/test_ladder.py::test_success_resets_only_on_progress"
@@ -125,10 +127,17 @@ def test_a_corrupt_entry_is_discarded_with_a_warning_and_its_mutant_re_runs(tmp_
     root = project(tmp_path)
     assert guardcheck(root).returncode == 0
     ran(root)
-    entries = sorted((root / ".guardcheck" / "cache" / "mutant").rglob("*.json"))
-    assert len(entries) == 2
-    entries[0].write_text('{"format": 1, "truncat', encoding="utf-8")
-    entries[1].write_text(entries[1].read_text(encoding="utf-8").replace('"key":"', '"key":"x'))
+    cache = root / ".guardcheck" / "cache"
+    keys = [key for kind, key in Store(cache).entries() if kind == "mutant"]
+    assert len(keys) == 2
+    (pack,) = (cache / "packs").glob("*.jsonl")
+    lines = pack.read_text(encoding="utf-8").splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        if line.startswith(f"mutant {keys[0]} "):  # cut short, as by a full disk
+            lines[n] = f'mutant {keys[0]} {{"format": 1, "truncat\n'
+        elif line.startswith(f"mutant {keys[1]} "):  # another entry's line
+            lines[n] = line.replace('"key":"', '"key":"x')
+    pack.write_text("".join(lines), encoding="utf-8")
     again = guardcheck(root)
     assert again.returncode == 0, again.stdout + again.stderr
     assert again.stderr.count("discarded") == 2, again.stderr

@@ -17,6 +17,7 @@ from support.projects import commit, copy_project, edit
 from test_cache_cli import guardcheck, ran, summary, verdicts
 
 from guardcheck.cache import RESTORED_LOG
+from guardcheck.cache.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -77,10 +78,8 @@ def test_editing_one_function_re_tests_its_mutants_and_those_whose_tests_call_it
     assert "(cached)" in summary(fourth)
     assert verdicts(fourth.stdout) == ALL_CAUGHT
     # Entries of the three earlier project states were evicted: one of each per mutant.
-    cache = root / ".guardcheck" / "cache"
-    assert len(list((cache / "mutant").rglob("*.json"))) == 3
-    assert len(list((cache / "dependency").rglob("*.json"))) == 3
-    assert len(list((cache / "baseline").rglob("*.json"))) == 1
+    kinds = Counter(kind for kind, _ in Store(root / ".guardcheck" / "cache").entries())
+    assert (kinds["mutant"], kinds["dependency"], kinds["baseline"]) == (3, 3, 1)
 
 
 def test_a_test_that_starts_executing_a_mutant_re_tests_it(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from guardcheck import __version__
 from guardcheck.cache import ResultCache, codec
 from guardcheck.cache.deps import DependencyKeys, mutant_parts
 from guardcheck.cache.files import project_digests
@@ -56,33 +57,60 @@ def test_the_codec_round_trips_a_result_and_stores_its_selection_as_a_few_runs()
     assert codec.decode(encoded, original.mutant, nodeids) == original
 
 
+def _packs(folder: Path) -> list[Path]:
+    return sorted((folder / "packs").glob("*.jsonl"))
+
+
+def _edit_line(folder: Path, key: str, edit) -> None:
+    """Rewrite the stored line of entry `key`, as a crash, an old guardcheck or a person
+    editing the file might have left it."""
+    for pack in _packs(folder):
+        lines = pack.read_text(encoding="utf-8").split("\n")
+        changed = [edit(line) if f" {key} " in line else line for line in lines]
+        pack.write_text("\n".join(changed), encoding="utf-8")
+
+
 def test_the_store_believes_only_an_entry_of_its_own_format_version_kind_and_key(tmp_path):
     store = Store(tmp_path)
-    store.write("mutant", "ab" * 32, {"x": 1})
-    assert store.read("mutant", "ab" * 32) == {"x": 1}
-    assert store.read("baseline", "ab" * 32) is None  # another kind: a miss, no file
-    path = store.path("mutant", "ab" * 32)
-    moved = store.path("mutant", "cd" * 32)
-    moved.parent.mkdir(parents=True, exist_ok=True)
-    path.rename(moved)  # renamed: its stored key no longer matches its name
-    assert store.read("mutant", "cd" * 32) is None
-    assert not moved.exists()
-    moved.write_text(json.dumps({"format": 1, "guardcheck": "0.0.0", "kind": "mutant",
-                                 "key": "cd" * 32, "body": {}}))  # fmt: skip
-    assert store.read("mutant", "cd" * 32) is None  # another guardcheck's entry
-    assert len(store.warnings) == 2
-    assert not list(tmp_path.rglob(".tmp-*"))  # atomic writes leave no temporary files
+    for key in ("ab", "cd", "ef"):
+        store.write("mutant", key * 32, {"x": key})
+    assert store.read("mutant", "ab" * 32) == {"x": "ab"}
+    assert store.read("baseline", "ab" * 32) is None  # another kind: a miss
+    _edit_line(tmp_path, "cd" * 32, lambda line: line.replace('"key":"cd', '"key":"xx'))
+    _edit_line(tmp_path, "ef" * 32, lambda line: line.replace(__version__, "0.0.0"))
+    again = Store(tmp_path)
+    assert again.read("mutant", "cd" * 32) is None  # its stored key is not its name
+    assert again.read("mutant", "ef" * 32) is None  # another guardcheck's entry
+    assert again.read("mutant", "ab" * 32) == {"x": "ab"}
+    assert len(again.warnings) == 2
+    assert again.entries() == [("mutant", "ab" * 32)]  # the discarded ones are forgotten
+
+
+def test_a_half_written_last_line_is_not_an_entry(tmp_path):
+    """A writer killed mid-line (or still writing) leaves a line without its newline:
+    a reader ignores it, and the entries before it stand."""
+    store = Store(tmp_path)
+    store.write("mutant", "aa" * 32, {"n": 1})
+    store.write("mutant", "bb" * 32, {"n": 2, "pad": "x" * 100})
+    (pack,) = _packs(tmp_path)
+    pack.write_bytes(pack.read_bytes()[:-40])
+    again = Store(tmp_path)
+    assert again.read("mutant", "aa" * 32) == {"n": 1}
+    assert again.read("mutant", "bb" * 32) is None
+    assert again.warnings == []  # not a bad entry: one not finished
 
 
 def test_many_entries_written_at_once_are_all_there_and_marked_used(tmp_path):
-    """write_many (what cache.Saver's thread calls): every entry lands whole, marked used."""
+    """write_many (what cache.Saver's thread calls): every entry lands whole, marked used,
+    in one pack file rather than a file each."""
     store = Store(tmp_path)
     entries = [("mutant", f"{n:064x}", {"n": n, "pad": "x" * 2000}) for n in range(50)]
     store.write_many(entries)
     again = Store(tmp_path)
     assert [again.read(kind, key) for kind, key, _ in entries] == [e[2] for e in entries]
-    assert store.used == {store.path(kind, key) for kind, key, _ in entries}
-    assert not list(tmp_path.rglob(".tmp-*"))
+    assert store.used == {(kind, key) for kind, key, _ in entries}
+    assert len(_packs(tmp_path)) == 1
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [_packs(tmp_path)[0].name]
 
 
 def test_many_entries_that_cannot_be_written_are_warnings_not_a_crash(tmp_path, capsys):
@@ -139,21 +167,38 @@ def test_eviction_removes_what_the_last_run_did_not_use(tmp_path):
     later = Store(tmp_path / "cache")
     assert later.read("mutant", "aa1") == {"n": "aa1"}
     later.write("mutant", "dd4", {"n": "dd4"})
-    assert later.evict_unused() == 2
-    assert sorted(p.stem for p in (tmp_path / "cache").rglob("*.json")) == ["aa1", "dd4"]
+    later.keep("mutant", "cc3")  # named by an entry it read: kept too
+    assert later.evict_unused() == 1
+    assert Store(tmp_path / "cache").entries() == [("mutant", k) for k in ("aa1", "cc3", "dd4")]
+    assert len(_packs(tmp_path / "cache")) == 1  # the two packs became one
 
 
-def test_eviction_removes_entries_of_the_earlier_nested_layout(tmp_path):
-    """Entries were `<kind>/<key[:2]>/<key>.json` before: unreadable now, so unused."""
+def test_eviction_leaves_a_pack_another_run_started_meanwhile(tmp_path):
+    """Two runs may share the cache folder: one's eviction must not drop the entries the
+    other is writing."""
     folder = tmp_path / "cache"
-    old = folder / "mutant" / "ee" / f"{'ee' * 32}.json"
-    old.parent.mkdir(parents=True)
-    old.write_text("{}")
+    first = Store(folder)
+    first.write("mutant", "aa1", {"n": 1})
+    other = Store(folder)
+    other.write("mutant", "bb2", {"n": 2})  # its pack appears after `first` read the folder
+    assert first.read("mutant", "aa1") == {"n": 1}
+    first.evict_unused()
+    assert Store(folder).entries() == [("mutant", "aa1"), ("mutant", "bb2")]
+
+
+def test_eviction_removes_entries_of_the_earlier_one_file_layouts(tmp_path):
+    """Entries were `<kind>/<key>.json`, and `<kind>/<key[:2]>/<key>.json` before that:
+    never read now, so unused."""
+    folder = tmp_path / "cache"
+    nested = folder / "mutant" / "ee" / f"{'ee' * 32}.json"
+    nested.parent.mkdir(parents=True)
+    nested.write_text("{}")
+    (folder / "mutant" / f"{'dd' * 32}.json").write_text("{}")
     store = Store(folder)
     store.write("mutant", "ff6", {"n": 1})
-    assert store.evict_unused() == 1
-    assert not old.parent.exists()
-    assert [p.relative_to(folder).as_posix() for p in folder.rglob("*.json")] == ["mutant/ff6.json"]
+    assert store.evict_unused() == 2
+    assert [p.relative_to(folder).parts[0] for p in folder.rglob("*")] == ["packs", "packs"]
+    assert Store(folder).read("mutant", "ff6") == {"n": 1}
 
 
 CALC = """\
@@ -272,3 +317,16 @@ def test_a_restored_selection_writes_the_same_compact_form_as_the_rows_it_holds(
     back = codec.decode(codec.encode(original, digest), mutant(), tuple(nodeids))
     assert back.selection == original.selection
     assert encode_selection(back.selection, 0) == encode_selection(tuple(back.selection), 0)
+
+
+def test_a_run_that_stores_nothing_new_rewrites_nothing(tmp_path):
+    """Regression: a replayed sweep stored its unchanged selection entry again, which
+    made a second pack and so a rewrite of the whole cache at every cached run."""
+    folder = tmp_path / "cache"
+    Store(folder).write_many([("mutant", "aa1", {"n": 1}), ("selection", "bb2", {"s": 2})])
+    (pack,) = _packs(folder)
+    again = Store(folder)
+    assert again.read("mutant", "aa1") == {"n": 1}
+    again.write("selection", "bb2", {"s": 2})  # the same body under the same key
+    assert again.evict_unused() == 0
+    assert _packs(folder) == [pack]
