@@ -257,11 +257,14 @@ def _parents(rel: str) -> Iterable[str]:
 
 
 def _init_git(root: Path, dest: Path, repo: str, head: str | None) -> None:
+    # No template: a user's init.templateDir hooks must never run when a test commits in
+    # the copy, and git's sample hooks are files a fresh copy need not create.
+    init = ["init", "-q", "--template="]
     if Path(repo).resolve() != root.resolve() or head is None:
-        _git(dest, "init", "-q")  # root below the top level, or no commit yet
+        _git(dest, *init)  # root below the top level, or no commit yet
         return
     branch = _git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).strip()
-    _git(dest, "init", "-q", *(["-b", branch] if branch else []))
+    _git(dest, *init, *(["-b", branch] if branch else []))
     objects = Path(_git(root, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
     alternates = dest / ".git" / "objects" / "info" / "alternates"
     alternates.parent.mkdir(parents=True, exist_ok=True)

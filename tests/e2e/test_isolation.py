@@ -102,6 +102,31 @@ def test_git_and_writes_in_tests_never_reach_the_users_tree_or_index(tmp_path):
     assert (root / ".guardcheck" / "outcomes.jsonl").is_file()  # reports: the user's root
 
 
+def test_a_users_git_template_hooks_never_run_in_the_private_copy(tmp_path):
+    """The copy's repository is made without git's template: a user's init.templateDir
+    (say, a pre-commit hook that formats or uploads) was copied into it and ran when a
+    test committed there."""
+    home, marker = tmp_path / "home", tmp_path / "hook-ran"
+    hooks = home / "template" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "pre-commit").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (hooks / "pre-commit").chmod(0o755)
+    (home / ".gitconfig").write_text(f"[init]\n\ttemplateDir = {home / 'template'}\n")
+    root = hostile_project(tmp_path)  # its test commits in the copy
+    done = subprocess.run(
+        [sys.executable, "-m", "guardcheck", "run", "-q"],
+        cwd=root,
+        env={**environment(), "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()
+    assert not (root / ".guardcheck" / "tree" / ".git" / "hooks").exists()
+
+
 def test_a_clean_tree_is_copied_at_the_same_head(tmp_path):
     root = copy_project(tmp_path / "ladder", "ladder", git=True)
     done = guardcheck(root, "run", "-q")
