@@ -212,7 +212,9 @@ def _run(
     _refuse_missing_source(options)
     if make_mutants is not None and (given is not None or not options.source):
         raise ValueError("make_mutants needs options.source and no `mutants`")
-    cache = open_cache(options)  # None under --no-cache
+    # None under --no-cache. A sweep opens it once its lab has started: reading the
+    # project's digests need not delay pytest's start, which the whole run waits for.
+    cache = open_cache(options) if make_mutants is None else None
     # What made the mutants, for replaying them unbuilt (libcst, mutmut) when nothing changed.
     scope = run_scope(options) if given is None and make_mutants is None else cache_scope
     replayed = replay(cache, scope) if given is None and make_mutants is None and scope else None
@@ -227,6 +229,7 @@ def _run(
         if make_mutants is not None:
             # The lab's copy and pytest start now; the generator runs meanwhile.
             early = labs.enter_context(LabSession(_lab_options(options)))
+            cache = open_cache(options)
             made, cache_extra = make_mutants()
             catalogue = list(made)
             chosen, provenance = _choose(options, catalogue)
