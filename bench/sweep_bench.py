@@ -40,6 +40,8 @@ CACHETOOLS = "cachetools==5.5.2"  # sdist ships tests/ (216 unittest-style tests
 TARGETS = ("target_app", "cachetools")
 # guardcheck's sweep skips "arid" code by default; mutmut does not. Turning every rule off
 # makes `guardcheck sweep` generate exactly mutmut's set (docs/sweep.md).
+# Where the scratch copies go (--scratch-root); a list so that main() can set it.
+SCRATCH = [rb.WORK]
 ALL_ARID = ["logging", "docstring", "repr", "type-annotation", "assert-message"]
 
 # Both tools' verdicts, reduced to what the requirement compares.
@@ -200,14 +202,14 @@ def _timed(
         parent_rss_mib=None if kib is None else kib / 1024,
         tree_rss_mib=None if res.tree_rss_kib is None else res.tree_rss_kib / 1024,
         log=res.log,
-        scratch=str(scratch.relative_to(rb.ROOT)),
+        scratch=os.path.relpath(scratch, rb.ROOT),
     )
 
 
 def run_mutmut(
     target: Target, rnd: int, jobs: int, timeout: float, tmpdir: Path | None = None
 ) -> Run:
-    scratch = rb.WORK / f"sweep-{target.name}-mutmut-{rnd}"
+    scratch = SCRATCH[0] / f"sweep-{target.name}-mutmut-{rnd}"
     scratch_copy(target, scratch)
     argv = [str(rb.VENV_BIN / "mutmut"), "run", "--max-children", str(jobs)]
     # --mutmut-tmpdir: pytest's basetemp (the tests' tmp_path) where guardcheck's goes.
@@ -230,7 +232,7 @@ def run_mutmut(
 
 
 def run_guardcheck(target: Target, rnd: int, jobs: int, timeout: float) -> Run:
-    scratch = rb.WORK / f"sweep-{target.name}-guardcheck-{rnd}"
+    scratch = SCRATCH[0] / f"sweep-{target.name}-guardcheck-{rnd}"
     scratch_copy(target, scratch)
     report_path = scratch / "gc.json"
     argv = [str(rb.VENV_BIN / "guardcheck"), "sweep", *(target.mutate or target.sources)]
@@ -525,6 +527,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "folder and the tests' tmp_path when it is a roomy tmpfs): the same filesystem for "
         "both tools' test files",
     )
+    p.add_argument(
+        "--scratch-root",
+        type=Path,
+        default=rb.WORK,
+        help="where both tools' scratch copies of the target go (default bench/work/; e.g. "
+        "/dev/shm/bench: the same memory filesystem for both tools' project folders and "
+        "outputs, out of reach of the disk's state)",
+    )
     p.add_argument("--timeout", type=float, default=1800.0, help="kill a run after S s")
     args = p.parse_args(argv)
     args.targets = [t for t in args.targets.split(",") if t]
@@ -535,6 +545,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    SCRATCH[0] = args.scratch_root.resolve()
     if args.gc_timing:  # inherited by both tools; only guardcheck reads it
         os.environ["GUARDCHECK_TIMING"] = "1"
     (rb.WORK / "logs").mkdir(parents=True, exist_ok=True)
