@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
 
 from guardcheck.model import TestOutcome, TestResult
@@ -293,8 +293,20 @@ def _decode_fields(tag: str, raw: dict[str, Any]) -> Message:
 
 
 def encode(message: Message) -> bytes:
-    data = {"t": message.TAG, **asdict(message)}
-    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+    data = {"t": message.TAG, **_fields(message)}
+    return json.dumps(data, separators=(",", ":"), default=_fields).encode() + b"\n"
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """A dataclass's fields, one level down: json.dumps asks again for nested ones.
+
+    Not dataclasses.asdict, which deep-copies every value on the way: a forked mutant
+    sends three messages and the host relays one, and asdict was 5% of a child's time
+    under cProfile (twice this function's 37 us for a typical ChildEnded).
+    """
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in fields(value)}
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def decode(line: bytes | str) -> Message:
