@@ -70,3 +70,42 @@ def test_a_fresh_run_tears_down_session_fixtures_and_keeps_its_verdicts(tmp_path
     # control run (the killer again without the mutant). Each tore it down.
     assert log.read_text(encoding="utf-8").split().count("fresh") == 3
     assert not list(Path(root).glob("**/teardowns.txt"))
+
+
+INTERRUPT_CONFTEST = """\
+import os
+
+
+def pytest_keyboard_interrupt(excinfo):
+    kind = "fresh" if os.environ.get("GUARDCHECK_FRESH") else "fork"
+    with open(os.environ["INTERRUPT_LOG"], "a") as out:
+        out.write(kind + "\\n")
+"""
+
+
+def test_a_fresh_run_stopped_at_its_first_failure_ends_before_pytest_formats_the_stop(
+    tmp_path, monkeypatch
+):
+    """Regression: a fresh run stopped at its kill unwound as pytest's Interrupted, and
+    pytest's interrupt hooks (the terminal reporter formats the whole traceback with
+    source) ran before the report was sent; that was about a third of such a run. The
+    run now ends at the interrupt hook, before any other plugin's, verdicts intact."""
+    root = copy_project(tmp_path / "calc", "calc", git=True)
+    write_files(
+        root,
+        {
+            "tests/test_session_fixture.py": SESSION_FIXTURE_TEST,
+            "tests/conftest.py": INTERRUPT_CONFTEST,
+        },
+    )
+    log = tmp_path / "interrupts.txt"
+    monkeypatch.setenv("INTERRUPT_LOG", str(log))
+    monkeypatch.setenv("TEARDOWN_LOG", str(tmp_path / "teardowns.txt"))
+    stopped = mutant(root, "limit-eleven", "LIMIT = 10", "LIMIT = 11", killed_by=(KILLER,))
+
+    result = by_id(run(root, [stopped], jobs=1))["limit-eleven"]
+
+    assert result.path.value == "subprocess"
+    assert result.status is Status.CAUGHT, result.reason
+    assert [t.nodeid for t in result.tests] == [KILLER]  # stopped with a test left to run
+    assert not log.exists(), log.read_text(encoding="utf-8")
