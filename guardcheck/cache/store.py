@@ -82,9 +82,8 @@ class Store:
 
     def discard(self, kind: str, key: str, why: str) -> None:
         """Warn, and forget the entry: the next eviction leaves it out."""
-        message = f"guardcheck: warning: cache entry {kind} {key} in {self.folder} discarded: {why}"
-        self.warnings.append(message)
-        print(message, file=sys.stderr)
+        where = f"cache entry {kind} {key} in {self.folder}"
+        self._warn(f"guardcheck: warning: {where} discarded: {why}")
         with self._lock:
             self._entries().pop((kind, key), None)
         self.used.discard((kind, key))
