@@ -57,6 +57,8 @@ class Swap:
     qualname: str
     at: list[int]  # ordinal path of the replacement in the mutated tree's code objects
     original: str  # base64 of the marshalled original code object
+    # base64 of marshalled (len(__defaults__), {index: value}, {name: value}) to set, or ""
+    defaults: str = ""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import os
 import sys
 import types
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from guardcheck.child.importhook import ServedModules, cache_source
@@ -101,10 +101,14 @@ class Applied:
     codes: list[tuple[types.FunctionType, types.CodeType]]
     lines: dict[str, Any]  # linecache entries replaced (None: there was none)
     finder: ServedModules | None = None
+    # (function, its __defaults__, its __kwdefaults__) before new defaults were set
+    defaults: list[tuple[types.FunctionType, Any, Any]] = field(default_factory=list)
 
     def undo(self) -> None:
         for function, code in reversed(self.codes):
             function.__code__ = code
+        for function, positional, keyword in reversed(self.defaults):
+            function.__defaults__, function.__kwdefaults__ = positional, keyword
         for filename, entry in self.lines.items():
             if entry is None:
                 linecache.cache.pop(filename, None)
@@ -166,4 +170,30 @@ def _activate_file(
         for function in targets:
             applied.codes.append((function, function.__code__))
             function.__code__ = replacement
+        if swap.defaults:
+            _set_defaults(targets, marshal.loads(base64.b64decode(swap.defaults)), applied)
+            applied.notes.append(f"new defaults for {swap.qualname}")
         applied.notes.append(f"swapped {swap.qualname} ({len(targets)} live)")
+
+
+def _set_defaults(
+    functions: list[types.FunctionType],
+    values: tuple[int, dict[int, object], dict[str, object]],
+    applied: Applied,
+) -> None:
+    """Give each function the mutant's default values (lab/defaults.py)."""
+    count, positional, keyword = values
+    for function in functions:
+        old, old_keyword = function.__defaults__, function.__kwdefaults__
+        if len(old or ()) != count or not set(keyword) <= set(old_keyword or {}):
+            raise ActivationError(
+                f"live function {function.__qualname__} has other default values than "
+                "its def in the original text"
+            )
+        applied.defaults.append((function, old, old_keyword))
+        new = list(old or ())
+        for index, value in positional.items():
+            new[index] = value
+        function.__defaults__ = tuple(new)
+        if keyword:
+            function.__kwdefaults__ = {**(old_keyword or {}), **keyword}

@@ -5,12 +5,14 @@ the real filename and walk both code-object trees in parallel. Functions whose
 own code differs (line numbers aside) can be swapped in a forked child;
 anything evaluated at import time (module level, class bodies, decorators,
 default values, comprehensions outside functions) cannot, so those mutants go
-to a fresh interpreter. The mutated tree shipped to the child is compiled with
-an evidence marker, `__guardcheck_seen__("qualname")`, as the first statement
-of every changed function (same line number, so tracebacks are unchanged):
-a mutant may only survive if a marker fired. A function that merely stops
-referencing an enclosing variable (mutmut's `replace host with None`) gets a
-dead `if False: host` so its free variables, and so its swap, stay possible.
+to a fresh interpreter; except new literal default values of a module- or
+class-level def, which the child sets on the live function (lab/defaults.py).
+The mutated tree shipped to the child is compiled with an evidence marker,
+`__guardcheck_seen__("qualname")`, as the first statement of every changed
+function (same line number, so tracebacks are unchanged): a mutant may only
+survive if a marker fired. A function that merely stops referencing an
+enclosing variable (mutmut's `replace host with None`) gets a dead
+`if False: host` so its free variables, and so its swap, stay possible.
 
 Child side (`activate`): find the live function objects (an index of
 `gc.get_objects()` built once in the host before forking), set their
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
+from guardcheck.lab.defaults import NewDefaults, changed_defaults
 from guardcheck.lab.instrument import (
     NoPlaceForMarker,
     View,
@@ -70,6 +73,8 @@ class Swap:
     qualname: str
     at: Path_  # where the replacement sits in the mutated tree
     original: bytes  # marshalled original code: recognises the live functions to patch
+    # marshalled (len(__defaults__), {index: value}, {name: value}) to set on them, or b""
+    defaults: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,10 @@ class FileActivation:
     changed: tuple[tuple[str, int], ...] = ()
 
     def to_message(self) -> messages.SwapFile:
-        swaps = [messages.Swap(s.qualname, list(s.at), _b64(s.original)) for s in self.swaps]
+        swaps = [
+            messages.Swap(s.qualname, list(s.at), _b64(s.original), _b64(s.defaults))
+            for s in self.swaps
+        ]
         return messages.SwapFile(self.path, self.filename, self.mutated, _b64(self.tree), swaps)
 
 
@@ -130,6 +138,7 @@ class _Diff:
     functions: dict[Path_, types.CodeType]  # every function (def/lambda) of the original
     kinds: dict[Path_, str]
     problem: str | None = None
+    at_import: bool = False  # the problem is own code of the module or a class body
     # Functions that no longer reference some enclosing variables (`host` -> `None`):
     # (first line, name) -> the names, so the mutated code can keep its closure layout.
     lost_freevars: dict[tuple[int, str], set[str]] = field(default_factory=dict)
@@ -154,6 +163,8 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
     if len(pairs) < len(inner_o):
         diff.removed_from.add(at)
     if not _same_own_code(original, mutated):
+        if kind in ("module", "class") and diff.problem is None:
+            diff.at_import = True  # perhaps only default values (lab/defaults.py)
         if kind == "module":
             diff.problem = diff.problem or (
                 "module-level code changed (imports, constants, decorators, default values "
@@ -249,8 +260,20 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
         view = View(whole_o, tree_m, touched_part(bare_o, bare_m, filename, tree_m))
     tree_o, tree_m, part = view.original, view.mutated, view.part
     diff = _diff(tree_o, tree_m)
+    new_defaults: dict[Path_, bytes] = {}
     if diff.problem:
-        return f"{path}: {diff.problem}"
+        found = changed_defaults(bare_o, bare_m, _region(change)) if diff.at_import else None
+        if not found:
+            return f"{path}: {diff.problem}"
+        if view.places is not None:
+            # The served module (not imported before the fork) must hold the new
+            # defaults too: only the whole mutated module has them.
+            return _classify_file(change, root, narrow=False)
+        located = _locate(found, tree_m, diff.kinds)
+        if located is None:
+            return f"{path}: {diff.problem}"
+        new_defaults = located
+        diff.changed.update({at: code_at(tree_m, at).co_qualname for at in located})
     for at in diff.removed_from:
         # A function swapped from below there would be looked up by the wrong original.
         # (A comprehension is not swapped: it is made from its function's code each call.)
@@ -291,13 +314,37 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
     # since before the fork (decorator wrappers, factories run at import).
     # The original code comes from the whole module: it must be the live functions' own.
     swaps = tuple(
-        Swap(code.co_qualname, view.at(at), marshal.dumps(code_at(whole_o, view.at(at))))
+        Swap(
+            code.co_qualname,
+            view.at(at),
+            marshal.dumps(code_at(whole_o, view.at(at))),
+            new_defaults.get(at, b""),
+        )
         for at, code in diff.functions.items()
         if any(changed[: len(at)] == at for changed in diff.changed)
     )
     changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
     tree = marshal.dumps(view.whole(instrumented, whole_o))
     return FileActivation(path, filename, mutated, tree, swaps, changed)
+
+
+def _locate(
+    found: tuple[NewDefaults, ...], tree: types.CodeType, kinds: dict[Path_, str]
+) -> dict[Path_, bytes] | None:
+    """Where each def with new defaults sits in `tree`, with its marshalled values."""
+    located: dict[Path_, bytes] = {}
+    for new in found:
+        places = [
+            at
+            for at, code in _iter_codes(tree)
+            if kinds.get(at) == "function"
+            and (code.co_qualname, code.co_firstlineno) == (new.qualname, new.line)
+        ]
+        if len(places) != 1:  # pragma: no cover - the AST and the code agree on defs
+            return None
+        values = (new.count, dict(new.positional), dict(new.keyword))
+        located[places[0]] = marshal.dumps(values)
+    return located
 
 
 def _region(change: FileChange) -> tuple[int, int] | None:

@@ -75,6 +75,7 @@ class _Span:
 class _SourceMap:
     statement: Mapping[int, tuple[int, ...]]  # line -> all lines of its innermost statement
     function: Mapping[int, tuple[str, tuple[int, ...]]]  # line -> (name, body lines)
+    header: Mapping[int, tuple[str, tuple[int, ...]]]  # a def's own line -> (name, body lines)
 
 
 def _header_end(node: ast.stmt) -> int:
@@ -93,6 +94,7 @@ def _source_map(source: str) -> _SourceMap:
     tree = toplevel.outline(source.removeprefix("\ufeff")).tree  # a BOM is kept, not parsed
     statement: dict[int, tuple[int, ...]] = {}
     function: dict[int, tuple[str, tuple[int, ...]]] = {}
+    header: dict[int, tuple[str, tuple[int, ...]]] = {}
     # ast.walk is breadth-first, so inner statements overwrite the outer ones.
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
@@ -104,7 +106,9 @@ def _source_map(source: str) -> _SourceMap:
             body = tuple(range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1))
             for line in body:
                 function[line] = (node.name, body)
-    return _SourceMap(statement, function)
+            for line in range(node.lineno, body[0]):
+                header[line] = (node.name, body)
+    return _SourceMap(statement, function, header)
 
 
 def _testers(lines: Sequence[int], by_line: Mapping[int, frozenset[str]]) -> set[str]:
@@ -143,6 +147,16 @@ def _covering_tests(
                     f"executes {change.path}:{name} (function-level fallback: "
                     f"line {line} records no line event)"
                 )
+            if line in source.header:
+                # A forked mutant changing a def's own line changes its default values
+                # (lab/defaults.py): what calls it runs its body. (The def itself ran at
+                # import, perhaps inside the test that imported the module first.)
+                name, body = source.header[line]
+                calls = _testers(body, by_line)
+                why = f"executes {change.path}:{name} (its default values changed)"
+                for nodeid in sorted(calls - found):
+                    reasons.setdefault(nodeid, why)
+                found |= calls
             if not found:
                 missing.append(f"{change.path}:{line}")
             for nodeid in sorted(found):

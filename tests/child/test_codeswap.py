@@ -106,7 +106,7 @@ def test_changes_inside_function_bodies_take_the_fork_path(tmp_path, find, repla
         ("LIMIT = 3", "LIMIT = 4", "module-level"),
         ("    sides = 4", "    sides = 5", "class body of Shape"),
         ("@logged\n", "", "module-level"),  # decorator removed
-        ("b=1", "b=2", "module-level"),  # default value
+        ("b=1", "b=LIMIT", "module-level"),  # a default value only the import computes
         ("import functools", "import functools as ft\nfunctools = ft", "module-level"),
         ("lambda v: v + 1", "lambda v: v + 2", "lambda or comprehension outside any def"),
         ("return y + LIMIT", "return y + len(inner.__name__)", "closure variables"),
@@ -117,6 +117,85 @@ def test_import_time_changes_take_the_subprocess_path(tmp_path, find, replace, w
     activation = classify(mutant(find, replace), tmp_path)
     assert activation.mode is ExecutionPath.FRESH
     assert why in activation.why
+
+
+DEFAULTS = textwrap.dedent(
+    """\
+    import functools
+
+
+    @functools.lru_cache
+    def cached(maxsize=128, *, typed=False):
+        return maxsize, typed
+
+
+    class Store:
+        def get(self, key, default=None):
+            return default
+
+
+    def calls():
+        return cached.__wrapped__()
+    """
+)
+
+
+@pytest.fixture
+def defaults_module(tmp_path) -> Iterator[object]:
+    yield from imported(tmp_path, DEFAULTS)
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "call", "before", "after", "marker"),
+    [
+        ("maxsize=128", "maxsize=129", "calls", (128, False), (129, False), "cached"),
+        ("typed=False", "typed=True", "calls", (128, False), (128, True), "cached"),
+        ("default=None", 'default=""', "get", None, "", "Store.get"),
+    ],
+)
+def test_new_literal_defaults_are_set_on_the_live_function_and_undone(
+    tmp_path, defaults_module, find, replace, call, before, after, marker
+):
+    """Issue 10 (speed): a default-value mutant of a module- or class-level def used to
+    need a fresh interpreter; the fork sets the live function's defaults instead, and
+    its evidence marker fires when the function runs."""
+    run = {"calls": defaults_module.calls, "get": lambda: defaults_module.Store().get("k")}[call]
+    mutated = mutant(find, replace, DEFAULTS)
+    activation = classify(mutated, tmp_path)
+    assert activation.mode is ExecutionPath.FORK, activation.why
+    seen = install_marker()
+    applied = activate([f.to_message() for f in activation.files], LiveFunctions())
+    assert seen == set()
+    assert run() == after
+    assert seen == {marker}
+    applied.undo()
+    assert run() == before
+
+
+def test_a_module_served_after_activation_has_the_new_defaults(tmp_path):
+    """Issue 10 (speed): the served module is the whole mutated module, defaults included
+    (a narrowed tree would keep the original module code, which makes them)."""
+    (tmp_path / "pkg_mod.py").write_text(DEFAULTS, encoding="utf-8")
+    activation = classify(mutant("maxsize=128", "maxsize=7", DEFAULTS), tmp_path)
+    seen = install_marker()
+    applied = activate([f.to_message() for f in activation.files], LiveFunctions())
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert importlib.import_module("pkg_mod").calls() == (7, False)
+        assert seen == {"cached"}
+    finally:
+        applied.undo()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("pkg_mod", None)
+        delattr(builtins, MARKER)
+
+
+def test_a_live_function_with_other_defaults_is_an_activation_error(tmp_path, defaults_module):
+    defaults_module.Store.get.__defaults__ = (None, 1)  # not what the original text makes
+    activation = classify(mutant("default=None", "default=0", DEFAULTS), tmp_path)
+    with pytest.raises(ActivationError, match="other default values"):
+        activate([f.to_message() for f in activation.files], LiveFunctions())
+    assert defaults_module.Store.get.__defaults__ == (None, 1)  # nothing half-applied
 
 
 def test_a_literal_of_another_type_is_a_real_change(tmp_path):
@@ -132,10 +211,9 @@ def test_mutated_text_that_does_not_compile_is_unviable(tmp_path):
         classify(mutant("return a + b", "return a +"), tmp_path)
 
 
-@pytest.fixture
-def module(tmp_path) -> Iterator[object]:
-    """SOURCE imported as a real module from tmp_path, removed again afterwards."""
-    (tmp_path / "pkg_mod.py").write_text(SOURCE, encoding="utf-8")
+def imported(tmp_path: Path, source: str) -> Iterator[object]:
+    """`source` imported as a real module from tmp_path, removed again afterwards."""
+    (tmp_path / "pkg_mod.py").write_text(source, encoding="utf-8")
     sys.path.insert(0, str(tmp_path))
     try:
         yield importlib.import_module("pkg_mod")
@@ -144,6 +222,11 @@ def module(tmp_path) -> Iterator[object]:
         sys.modules.pop("pkg_mod", None)
         if hasattr(builtins, MARKER):
             delattr(builtins, MARKER)
+
+
+@pytest.fixture
+def module(tmp_path) -> Iterator[object]:
+    yield from imported(tmp_path, SOURCE)
 
 
 def swap(tmp_path: Path, find: str, replace: str):

@@ -54,6 +54,13 @@ SOURCE = textwrap.dedent(
 
     def later_key():
         return lambda v: v
+
+
+    def scaled(factor=2):
+        return factor * 10
+
+
+    SCALED = scaled()
     """
 )
 
@@ -105,6 +112,9 @@ def test_the_watch_records_what_ran_at_import_and_nothing_else(imported):
         ("n * 2", "n * 3", "build_table.<locals>.<listcomp>"),
         # Issue 10: a removed lambda is on the fork path only if none can be alive.
         ("return lambda v: v * 2", "return None", "make_key"),
+        # Issue 10: new default values are set on the live function, too late for a call
+        # at import (SCALED keeps the original's result).
+        ("factor=2", "factor=3", "scaled"),
     ],
 )
 def test_a_change_to_code_that_ran_at_import_takes_the_fresh_path(

@@ -118,11 +118,23 @@ def test_no_coverage_runs_nothing(results):
     assert result.reason == f"no test executes {OPS}:49"
 
 
-@pytest.mark.parametrize("ident", ["limit", "step", "prefix"])
+@pytest.mark.parametrize("ident", ["limit", "step"])
 def test_import_time_mutations_run_in_a_fresh_interpreter(results, ident):
     result = results[ident]
     assert result.path == "subprocess"
     assert result.status is Status.CAUGHT, result.reason
+
+
+def test_a_new_literal_default_value_is_set_in_a_fork_and_caught_by_the_callers(results):
+    """Issue 10 (speed): `prefix="n"` -> `"m"` ran in a fresh interpreter with every test
+    selected; it changes only label's __defaults__, which the fork sets on the live
+    function, and the tests that run label's body are the ones selected."""
+    result = results["prefix"]
+    assert result.path == "fork", result.path_reason
+    assert result.status is Status.CAUGHT, result.reason
+    selected = {s.nodeid: s.reason for s in result.selection if s.selected}
+    assert selected == {T + "test_label": f"executes {OPS}:label (its default values changed)"}
+    assert "assert 'm1' == 'n1'" in result.reason
 
 
 def test_a_mutant_that_breaks_collection_is_caught_as_a_crash(results):

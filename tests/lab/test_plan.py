@@ -96,6 +96,21 @@ def test_a_line_without_line_events_falls_back_to_its_function_and_says_so():
     assert "joined" in reason
 
 
+def test_a_forked_change_of_a_def_line_selects_the_tests_that_run_its_body():
+    """Issue 10 (speed): a new default value (lab/defaults.py) changes only the def line,
+    which ran at import, in no test's context (or in the context of the test that imported
+    the module first): the tests that call the function are the ones that can notice."""
+    reasons = "executes m.py:add (its default values changed)"
+    plan = plan_mutant(mutant("def add(a, b):", "def add(a, b=1):"), BASELINE, COVERAGE)
+    assert isinstance(plan, RunPlan)
+    assert set(plan.tests) == {"t.py::slow", "t.py::fast", "t.py::medium"}
+    assert {s.reason for s in plan.selection if s.selected} == {reasons}
+    imported_by = {"m.py": {**COVERAGE["m.py"], 1: frozenset({"t.py::other"})}}
+    plan = plan_mutant(mutant("def add(a, b):", "def add(a, b=1):"), BASELINE, imported_by)
+    assert set(plan.tests) == {"t.py::slow", "t.py::fast", "t.py::medium", "t.py::other"}
+    assert {s.nodeid: s.reason for s in plan.selection}["t.py::other"] == "executes m.py:1"
+
+
 def test_no_test_executing_the_lines_is_no_coverage_and_nothing_runs():
     plan = plan_mutant(mutant("return 0", "return 1", ("t.py::fast",)), BASELINE, COVERAGE)
     assert isinstance(plan, EarlyResult)
