@@ -84,11 +84,18 @@ class FreshRun:
             self.session.shouldstop = STOP
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_keyboard_interrupt(self) -> None:
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # Our stop unwinds as pytest's Interrupted, whose traceback the terminal reporter
         # then formats, source and all, before the session finishes: a third of a fresh
-        # run stopped at its first failure, under cProfile. The report is complete: end.
-        if self.session is not None and self.session.shouldstop == STOP:
+        # run stopped at its first failure, under cProfile. So does pytest's own stop
+        # after errors in collection (a mutant that breaks an import), whose errors are
+        # recorded already. Either way the report is complete: end.
+        if self.session is None:
+            return
+        collection_failed = self.collect_errors and isinstance(
+            excinfo.value, pytest.Session.Interrupted
+        )
+        if self.session.shouldstop == STOP or collection_failed:
             self.pytest_sessionfinish(self.session)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:

@@ -109,3 +109,25 @@ def test_a_fresh_run_stopped_at_its_first_failure_ends_before_pytest_formats_the
     assert result.status is Status.CAUGHT, result.reason
     assert [t.nodeid for t in result.tests] == [KILLER]  # stopped with a test left to run
     assert not log.exists(), log.read_text(encoding="utf-8")
+
+
+def test_a_fresh_run_whose_collection_fails_ends_before_pytest_formats_the_errors(
+    tmp_path, monkeypatch
+):
+    """Regression (issue 10, speed): a mutant breaking an import stops pytest after
+    collection with its own Interrupted, and the terminal reporter's interrupt hook
+    formatted every collection error with source (0.15-0.3 s a run) after the errors
+    were recorded. The run now ends first; the verdict names the error."""
+    root = copy_project(tmp_path / "calc", "calc", git=True)
+    write_files(root, {"tests/conftest.py": INTERRUPT_CONFTEST})
+    log = tmp_path / "interrupts.txt"
+    monkeypatch.setenv("INTERRUPT_LOG", str(log))
+    broken = mutant(root, "import-error", "LIMIT = 10", "LIMIT = 1 / 0")
+
+    result = by_id(run(root, [broken], jobs=1))["import-error"]
+
+    assert result.path.value == "subprocess"
+    assert result.status is Status.CAUGHT, result.reason
+    assert result.reason.startswith("crash: collection aborted: tests/test_ops.py")
+    assert "ZeroDivisionError" in result.reason
+    assert not log.exists(), log.read_text(encoding="utf-8")
