@@ -265,7 +265,7 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
         found = changed_defaults(bare_o, bare_m, _region(change)) if diff.at_import else None
         if not found:
             return f"{path}: {diff.problem}"
-        if view.places is not None:
+        if view.narrowed:
             # The served module (not imported before the fork) must hold the new
             # defaults too: only the whole mutated module has them.
             return _classify_file(change, root, narrow=False)

@@ -16,9 +16,10 @@ import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from guardcheck.child.codeswap import nested
+from guardcheck.child.codeswap import code_at, nested
 from guardcheck.edit import toplevel
 from guardcheck.edit.toplevel import BODIES, common_prefix, common_suffix
+from guardcheck.lab import methodview
 from guardcheck.messages import MARKER
 
 DefKey = tuple[int, str]  # (co_firstlineno, co_name): how a def's code object is found
@@ -188,14 +189,26 @@ class View:
     part: Part
     # Index in the whole module's nested code objects of each of the view's; None: whole.
     places: tuple[int, ...] | None = None
+    # A method in stubs of its classes (lab/methodview.py): its path in the whole module.
+    # The view's classes and the method are each the only code object of their parent.
+    method: tuple[int, ...] | None = None
+
+    @property
+    def narrowed(self) -> bool:
+        return self.places is not None or self.method is not None
 
     def at(self, path: tuple[int, ...]) -> tuple[int, ...]:
+        if self.method is not None:
+            return (*self.method[: len(path)], *path[len(self.method) :])
         if self.places is None or not path:
             return path
         return (self.places[path[0]], *path[1:])
 
     def whole(self, code: types.CodeType, base: types.CodeType) -> types.CodeType:
         """`base` (the whole original module) with `code`'s statements in place."""
+        if self.method is not None:
+            inner = code_at(code, (0,) * len(self.method))
+            return methodview.replace_at(base, self.method, inner)
         if self.places is None:
             return code
         consts = list(base.co_consts)
@@ -267,6 +280,11 @@ def narrowed(
     compile alone (the whole module says why); or their code objects do not map
     one to one onto the module's by (qualname, first line).
     """
+    method = methodview.method_part(original, mutated, changed, compiled)
+    if method is not None:
+        view = _method_view(toplevel.outline(original), method, filename)
+        if view is not None:
+            return view
     touched = toplevel.touched(original, mutated, changed)
     if touched is None or touched.shift:
         return None
@@ -282,3 +300,26 @@ def narrowed(
     if None in places or places != [index.get(_key(c)) for c in nested(code_m)]:
         return None
     return View(code_o, code_m, Part(after, whole=True), tuple(p for p in places if p is not None))
+
+
+# The original method in stubs of its classes, compiled once for all the mutants of it.
+_ORIGINAL_METHODS: dict[tuple[int, int, int, str], tuple[toplevel.Outline, types.CodeType]] = {}
+
+
+def _method_view(
+    found: toplevel.Outline, method: methodview.MethodPart, filename: str
+) -> View | None:
+    key = (id(found), method.first, method.last, filename)
+    hit = _ORIGINAL_METHODS.get(key)
+    try:
+        if hit is not None and hit[0] is found:
+            code_o = hit[1]
+        else:
+            code_o = compile(method.original, filename, "exec", dont_inherit=True)
+            if len(_ORIGINAL_METHODS) >= 256:
+                _ORIGINAL_METHODS.clear()
+            _ORIGINAL_METHODS[key] = (found, code_o)
+        code_m = compile(method.mutated, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    return View(code_o, code_m, Part(method.mutated, whole=True), method=method.whole_path)

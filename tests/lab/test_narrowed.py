@@ -11,9 +11,13 @@ exactly the whole-module one.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import marshal
 import textwrap
+import types
 from pathlib import Path
+
+import pytest
 
 from guardcheck.catalogue.load import parse_catalogue_file
 from guardcheck.edit.mutate import build_mutant
@@ -38,15 +42,25 @@ def _classified(mutant: Mutant, *, narrow: bool) -> object:
         activation = classify(mutant, REPO, narrow=narrow)
     except Unviable as exc:
         return str(exc)
-    # The module's own position table is the original's in the narrowed tree: a def's
-    # module-level instructions span the whole def, whose end column a mutant may move.
-    # Only carets of a traceback raised by those instructions could differ.
-    trees = [marshal.loads(f.tree).replace(co_linetable=b"") for f in activation.files]
+    # The module's and the classes' own position tables are the original's in the
+    # narrowed tree: a def's instructions there span the whole def, whose end column a
+    # mutant may move. Only carets of a traceback raised by those instructions (which
+    # run at import) could differ.
+    trees = [_without_import_time_positions(marshal.loads(f.tree)) for f in activation.files]
     swaps = [
         [(w.qualname, w.at, marshal.loads(w.original)) for w in f.swaps] for f in activation.files
     ]
     files = [dataclasses.replace(f, tree=b"", swaps=()) for f in activation.files]
     return dataclasses.replace(activation, files=()), trees, swaps, files
+
+
+def _without_import_time_positions(code: types.CodeType) -> types.CodeType:
+    consts = tuple(
+        _without_import_time_positions(c) if isinstance(c, types.CodeType) else c
+        for c in code.co_consts
+    )
+    function = code.co_flags & inspect.CO_OPTIMIZED
+    return code.replace(co_consts=consts, co_linetable=code.co_linetable if function else b"")
 
 
 def _narrows(change: FileChange) -> bool:
@@ -109,3 +123,90 @@ def test_a_same_length_change_swaps_only_its_function(tmp_path):
         Mutant("m", "s", (_change(SOURCE, mutated),), "catalogue"), tmp_path, narrow=True
     )
     assert [(s.qualname, s.at) for s in activation.files[0].swaps] == [("double", (1,))]
+
+
+METHODS = textwrap.dedent(
+    """\
+    from __future__ import annotations
+
+    import functools
+
+
+    def logged(fn):
+        return fn
+
+
+    @functools.total_ordering
+    class Base:
+        limit = 3
+
+        def __init__(self, n):
+            self.__n = n
+
+        def size(self):
+            return self.__n * 2
+
+        def __lt__(self, other):
+            return self.size() < other.size()
+
+
+    class Child(Base):
+        class Inner:
+            @logged
+            async def fetch(self, items):
+                return [i + 1 for i in items]
+
+        def size(self):
+            return super().size() + 1
+
+        if True:
+            def hidden(self):
+                return 1
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "method"),
+    [
+        ("return self.__n * 2", "return self.__n * 3", "Base.size"),  # name mangling
+        ("super().size() + 1", "super().size() - 1", "Child.size"),  # the __class__ cell
+        ("return [i + 1 for", "return [i - 1 for", "Child.Inner.fetch"),  # nested, async
+        ("other.size()", "other.size() * 1", "Base.__lt__"),  # in a decorated class
+    ],
+)
+def test_a_change_inside_a_method_compiles_only_that_method(tmp_path, find, replace, method):
+    """Regression (issue 10, speed): a method's mutant parsed and compiled its whole
+    class twice (most of classifying target_app's GatewayRunner mutants); its view is
+    now the method in stubs of its classes, and classifies as the whole module does."""
+    assert METHODS.count(find) == 1
+    mutated = METHODS.replace(find, replace)
+    filename = str(tmp_path / "pkg/mod.py")
+    view = narrowed(METHODS, mutated, filename, None, compile(METHODS, filename, "exec"))
+    assert view is not None
+    assert view.method is not None
+    (code,) = [c for c in view.original.co_consts if isinstance(c, types.CodeType)]
+    while code.co_qualname != method:  # each stub class holds only the next one
+        (code,) = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    mutant = Mutant("m", "s", (_change(METHODS, mutated),), "catalogue")
+    whole = _classified(mutant, narrow=False)
+    assert _classified(mutant, narrow=True) == whole
+    assert whole[0].mode is ExecutionPath.FORK
+    assert method in [qualname for swaps in whole[2] for qualname, _, _ in swaps]
+
+
+@pytest.mark.parametrize(
+    ("find", "replace"),
+    [
+        ("return 1\n", "return 2\n"),  # a def under an `if` in the class body
+        ("limit = 3", "limit = 4"),  # not in a def
+        ("return self.__n * 2", "return self.__n * 2\n        return 0"),  # adds a line
+    ],
+)
+def test_other_changes_in_a_class_are_not_seen_through_a_method(tmp_path, find, replace):
+    mutated = METHODS.replace(find, replace)
+    filename = str(tmp_path / "pkg/mod.py")
+    view = narrowed(METHODS, mutated, filename, None, compile(METHODS, filename, "exec"))
+    assert view is None or view.method is None
+    mutant = Mutant("m", "s", (_change(METHODS, mutated),), "catalogue")
+    assert _classified(mutant, narrow=True) == _classified(mutant, narrow=False)
