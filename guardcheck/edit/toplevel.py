@@ -26,10 +26,13 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from guardcheck.splices import LineIndex
+
+T = TypeVar("T")
 
 # Statement lists: the places a statement can sit inside another.
 BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -81,6 +84,12 @@ def module_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
                 yield from module_scope(inner)
 
 
+def first_line(node: ast.stmt) -> int:
+    """A statement's first line, its decorators included (a def's co_firstlineno)."""
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
 def _is_future(node: ast.AST) -> bool:
     return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
@@ -94,11 +103,7 @@ def _couples(nodes: Iterable[ast.AST]) -> bool:
 def outline(original: str) -> Outline:
     """`original` without a BOM, parsed once for every mutant of it (edit/ and lab/ alike)."""
     tree = ast.parse(original)
-    spans = []
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", [])
-        first = min([statement.lineno, *(d.lineno for d in decorators)])
-        spans.append((first, statement.end_lineno or statement.lineno))
+    spans = [(first_line(s), s.end_lineno or s.lineno) for s in tree.body]
     futures = tuple(s for s in tree.body if _is_future(s))
     scope = list(module_scope(tree.body))
     imports = [s for s in scope if isinstance(s, ast.Import | ast.ImportFrom) and not _is_future(s)]
@@ -137,6 +142,37 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return low
 
 
+def changed_region(original: str, mutated: str, changed: tuple[int, int] | None) -> tuple[int, int]:
+    """`changed` if the splices gave it, else the span between the texts' common ends:
+    (start, end) offsets in `original`, which `mutated` replaced."""
+    if changed is not None:
+        return changed
+    prefix = common_prefix(original, mutated)
+    limit = min(len(original), len(mutated)) - prefix
+    return prefix, len(original) - common_suffix(original, mutated, limit)
+
+
+class PerOutline(Generic[T]):
+    """What is derived from one original once, for all its mutants, by the outline's identity.
+
+    The outline itself is kept with each value, so its id is not reused while cached.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._values: dict[tuple[int, Hashable], tuple[Outline, T]] = {}
+
+    def get(self, found: Outline, key: Hashable, make: Callable[[], T]) -> T:
+        hit = self._values.get((id(found), key))
+        if hit is not None and hit[0] is found:
+            return hit[1]
+        value = make()
+        if len(self._values) >= self._size:
+            self._values.clear()
+        self._values[(id(found), key)] = (found, value)
+        return value
+
+
 def touched(original: str, mutated: str, changed: tuple[int, int] | None = None) -> Touched | None:
     """The statements of `mutated` that differ from `original` (both without a BOM).
 
@@ -151,11 +187,7 @@ def touched(original: str, mutated: str, changed: tuple[int, int] | None = None)
     found = outline(original)
     if not found.narrowable:
         return None
-    if changed is None:
-        prefix = common_prefix(original, mutated)
-        limit = min(len(original), len(mutated)) - prefix
-        changed = prefix, len(original) - common_suffix(original, mutated, limit)
-    begin, finish = changed
+    begin, finish = changed_region(original, mutated, changed)
     delta = len(mutated) - len(original)
     first, last = found.line_of(begin), found.line_of(finish)  # lines the change spans
     spans = found.spans

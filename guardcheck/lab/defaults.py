@@ -110,8 +110,7 @@ def _same_def(
                 return False
             keyword.append((arg.arg, value))
     if positional or keyword:
-        line = min([old.lineno, *(d.lineno for d in old.decorator_list)])
-        count = len(old.args.defaults)
+        line, count = toplevel.first_line(old), len(old.args.defaults)
         found.append(NewDefaults(f"{prefix}{old.name}", line, count, tuple(positional),
                                  tuple(keyword)))  # fmt: skip
     return True

@@ -43,8 +43,7 @@ def _defs(nodes: Iterable[ast.AST]) -> Iterator[tuple[DefKey, Def]]:
     """Every def with a body, keyed as its code object is: (co_firstlineno, co_name)."""
     for node in _statements(nodes):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            yield (first, node.name), node
+            yield (toplevel.first_line(node), node.name), node
 
 
 def keep_free_variables(tree: ast.Module, lost: dict[DefKey, set[str]]) -> None:
@@ -246,23 +245,18 @@ def _index(module: types.CodeType) -> _Index:
 
 
 # The original statements a mutant touches, compiled once for all the mutants of them
-# (a class's methods share one): by the outline's identity, kept alive beside the code.
-_ORIGINAL_PARTS: dict[tuple[int, int, int, str], tuple[toplevel.Outline, types.CodeType]] = {}
+# (a class's methods share one).
+_ORIGINAL_PARTS: toplevel.PerOutline[types.CodeType] = toplevel.PerOutline()
 
 
 def _original_part(
     found: toplevel.Outline, touched: toplevel.Touched, filename: str
 ) -> types.CodeType:
-    key = (id(found), touched.first, touched.last, filename)
-    hit = _ORIGINAL_PARTS.get(key)
-    if hit is not None and hit[0] is found:
-        return hit[1]
-    before = toplevel.part_module(found, touched.original(found), imports=True)
-    code = compile(before, filename, "exec", dont_inherit=True)
-    if len(_ORIGINAL_PARTS) >= 256:
-        _ORIGINAL_PARTS.clear()
-    _ORIGINAL_PARTS[key] = (found, code)
-    return code
+    def make() -> types.CodeType:
+        before = toplevel.part_module(found, touched.original(found), imports=True)
+        return compile(before, filename, "exec", dont_inherit=True)
+
+    return _ORIGINAL_PARTS.get(found, (touched.first, touched.last, filename), make)
 
 
 def narrowed(
@@ -303,22 +297,17 @@ def narrowed(
 
 
 # The original method in stubs of its classes, compiled once for all the mutants of it.
-_ORIGINAL_METHODS: dict[tuple[int, int, int, str], tuple[toplevel.Outline, types.CodeType]] = {}
+_ORIGINAL_METHODS: toplevel.PerOutline[types.CodeType] = toplevel.PerOutline()
 
 
 def _method_view(
     found: toplevel.Outline, method: methodview.MethodPart, filename: str
 ) -> View | None:
-    key = (id(found), method.first, method.last, filename)
-    hit = _ORIGINAL_METHODS.get(key)
+    def make() -> types.CodeType:
+        return compile(method.original, filename, "exec", dont_inherit=True)
+
     try:
-        if hit is not None and hit[0] is found:
-            code_o = hit[1]
-        else:
-            code_o = compile(method.original, filename, "exec", dont_inherit=True)
-            if len(_ORIGINAL_METHODS) >= 256:
-                _ORIGINAL_METHODS.clear()
-            _ORIGINAL_METHODS[key] = (found, code_o)
+        code_o = _ORIGINAL_METHODS.get(found, (method.first, method.last, filename), make)
         code_m = compile(method.mutated, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None

@@ -39,13 +39,10 @@ class MethodPart:
     whole_path: Path_  # its code object's ordinal path in the whole original module
 
 
-def _first_line(node: ast.stmt) -> int:
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])
-
-
 def _enclosing(body: list[ast.stmt], first: int, last: int) -> ast.stmt | None:
-    inside = [s for s in body if _first_line(s) <= first and last <= (s.end_lineno or s.lineno)]
+    inside = [
+        s for s in body if toplevel.first_line(s) <= first and last <= (s.end_lineno or s.lineno)
+    ]
     return inside[0] if len(inside) == 1 else None
 
 
@@ -80,12 +77,13 @@ def _whole_path(compiled: types.CodeType, classes: list[ast.ClassDef], method: D
     qualname = ""
     for node in [*classes, method]:
         qualname = f"{qualname}.{node.name}" if qualname else node.name
-        key = (qualname, _first_line(node))
-        found = [i for i, c in enumerate(nested(code)) if (c.co_qualname, c.co_firstlineno) == key]
+        key = (qualname, toplevel.first_line(node))
+        inner = nested(code)
+        found = [i for i, c in enumerate(inner) if (c.co_qualname, c.co_firstlineno) == key]
         if len(found) != 1:
             return None
         path.append(found[0])
-        code = nested(code)[found[0]]
+        code = inner[found[0]]
     return tuple(path)
 
 
@@ -104,9 +102,9 @@ def _parsed_stub(text: str, depth: int, method: Def) -> ast.Module | None:
         return None
     found = body[0]
     assert isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef)
-    same = (found.name, _first_line(found), found.end_lineno) == (
+    same = (found.name, toplevel.first_line(found), found.end_lineno) == (
         method.name,
-        _first_line(method),
+        toplevel.first_line(method),
         method.end_lineno,
     )
     return module if same else None
@@ -124,11 +122,7 @@ def method_part(
     found = toplevel.outline(original)
     if not found.narrowable or original == mutated:
         return None
-    if changed is None:
-        prefix = toplevel.common_prefix(original, mutated)
-        limit = min(len(original), len(mutated)) - prefix
-        changed = prefix, len(original) - toplevel.common_suffix(original, mutated, limit)
-    begin, finish = changed
+    begin, finish = toplevel.changed_region(original, mutated, changed)
     delta = len(mutated) - len(original)
     if mutated.count("\n", begin, finish + delta) != original.count("\n", begin, finish):
         return None  # lines move: the method's would not be its own
@@ -136,7 +130,7 @@ def method_part(
     if place is None:
         return None
     classes, method = place
-    first, last = _first_line(method), method.end_lineno or method.lineno
+    first, last = toplevel.first_line(method), method.end_lineno or method.lineno
     starts = found.line_starts
     start, end = starts[first - 1], starts[last] if last < len(starts) else len(original)
     headers = _headers(original, found, classes)
@@ -158,21 +152,13 @@ def method_part(
 
 
 # The original method's stub, parsed once for all the mutants of it.
-_ORIGINAL_STUBS: dict[tuple[int, int], tuple[toplevel.Outline, ast.Module | None]] = {}
+_ORIGINAL_STUBS: toplevel.PerOutline[ast.Module | None] = toplevel.PerOutline()
 
 
 def _original_stub(
     found: toplevel.Outline, text: str, depth: int, method: Def
 ) -> ast.Module | None:
-    key = (id(found), method.lineno)
-    hit = _ORIGINAL_STUBS.get(key)
-    if hit is not None and hit[0] is found:
-        return hit[1]
-    if len(_ORIGINAL_STUBS) >= 256:
-        _ORIGINAL_STUBS.clear()
-    stub = _parsed_stub(text, depth, method)
-    _ORIGINAL_STUBS[key] = (found, stub)
-    return stub
+    return _ORIGINAL_STUBS.get(found, method.lineno, lambda: _parsed_stub(text, depth, method))
 
 
 def replace_at(code: types.CodeType, path: Path_, new: types.CodeType) -> types.CodeType:

@@ -98,7 +98,7 @@ def _source_map(source: str) -> _SourceMap:
     # ast.walk is breadth-first, so inner statements overwrite the outer ones.
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
-            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            start = toplevel.first_line(node)
             lines = tuple(range(start, _header_end(node) + 1))
             for line in lines:
                 statement[line] = lines
