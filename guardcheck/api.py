@@ -10,7 +10,7 @@ act on are `GuardcheckError` (with its exit code) or `CatalogueInvalid`
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from guardcheck.catalogue.listing import Row
     from guardcheck.catalogue.validate import Assessment
     from guardcheck.equiv.check import EquivResult
+    from guardcheck.github import CommentOutcome
     from guardcheck.lint import LintReport
     from guardcheck.refactor.findings import RefactorReport
     from guardcheck.review.findings import ReviewReport
@@ -565,12 +566,21 @@ def review_report(report: ReviewReport, form: str) -> str:
     return FORMS[form](report)
 
 
+def pr_comment(markdown: str, environ: Mapping[str, str]) -> CommentOutcome:
+    """`review --pr-comment`: post the review as the pull request's one guardcheck comment,
+    or update it (docs/review.md). Never raises for GitHub: a failure is a warning."""
+    from guardcheck.github import post_review_comment
+
+    return post_review_comment(markdown, environ)
+
+
 __all__ += [
     "REVIEW_CATEGORIES",
     "REVIEW_DEFAULT_FAIL_ON",
     "ReviewRequest",
     "changed_lines_since",
     "operator_mutants",
+    "pr_comment",
     "review",
     "review_report",
 ]

@@ -51,6 +51,12 @@ def _categories(ctx: click.Context, param: click.Parameter, value: str | None) -
     type=click.Path(path_type=Path),
     help="Markdown summary (also appended to $GITHUB_STEP_SUMMARY when set).",
 )
+@click.option(
+    "--pr-comment",
+    is_flag=True,
+    help="Post the Markdown as the pull request's guardcheck comment, or update it "
+    "(GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_EVENT_PATH; a failure is a warning).",
+)
 @click.pass_context
 def review_command(
     ctx: click.Context,
@@ -59,6 +65,7 @@ def review_command(
     fail_on: frozenset[str],
     json_path: Path | None,
     markdown_path: Path | None,
+    pr_comment: bool,
 ) -> None:
     """Test strength of the change since REV: mutants on changed lines (a kill matrix),
     survivors, vacuous tests, source-reading tests, tests that pass on the base, and
@@ -83,4 +90,6 @@ def review_command(
     if summary:
         with open(summary, "a", encoding="utf-8") as out:
             out.write(markdown)
+    if pr_comment:
+        click.echo(api.pr_comment(markdown, os.environ).message, err=True)
     ctx.exit(int(api.ExitCode.GATE_FAILED if report.failed else api.ExitCode.OK))
