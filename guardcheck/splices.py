@@ -3,16 +3,20 @@
 The engine returns the splices it made; the unified diff, the changed lines
 (for test selection), the report's location and replacement are all derived
 from them here, in time linear in the size of what changed plus a binary
-search for line numbers, never by diffing whole files.
+search for line numbers, never by diffing whole files. The text they are
+offsets into is the file as `read_source` decodes it.
 """
 
 from __future__ import annotations
 
 import bisect
 import functools
+import io
 import re
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 CONTEXT = 3  # lines of context around each hunk, as `diff -u`
 
@@ -274,3 +278,103 @@ def unified_diff(path: str, original: str, splices: Sequence[Splice]) -> str:
         out += body
         delta += added
     return "".join(out)
+
+
+# --- source text ----------------------------------------------------------------------------
+
+# A UTF-8 byte order mark decodes to this character. The texts guardcheck keeps (and
+# the splices' offsets) include it, so a mutant is written back with it; libcst and
+# the compiler are given the text after it.
+BOM = "\ufeff"
+
+
+class SourceEncodingError(ValueError):
+    """Source bytes Python itself would refuse to decode: what is wrong, and the fix."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+def read_source(path: Path) -> str:
+    """A Python file's text as the interpreter decodes it, with every byte of it kept.
+
+    Bytes, not `read_text()`: universal newlines would turn CRLF files into LF, and
+    the splices would no longer fit the file. The encoding is the one Python reads
+    the file with (PEP 263 and 3120: a coding cookie on line 1 or 2, else UTF-8);
+    a UTF-8 BOM stays in the text as `BOM`. OSError when the file cannot be read,
+    SourceEncodingError when Python could not decode it either.
+    """
+    return decode_source(path.read_bytes())
+
+
+def decode_source(data: bytes) -> str:
+    """`data` decoded as `read_source` decodes a file's bytes."""
+    encoding = _codec(_declared_encoding(data))
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        byte = data[exc.start : exc.start + 1].hex()
+        declared = _declared(data)
+        if declared is None:
+            raise SourceEncodingError(
+                f"line {line} is not UTF-8 (byte 0x{byte}), and the file declares no encoding",
+                "save the file as UTF-8, or declare its encoding with a coding cookie on "
+                "line 1 or 2 (`# -*- coding: latin-1 -*-`)",
+            ) from None
+        raise SourceEncodingError(
+            f"line {line} is not valid {declared} (byte 0x{byte}), the encoding its coding "
+            "cookie declares",
+            f"save the file as {declared}, or fix the coding cookie to the file's encoding",
+        ) from None
+
+
+def encode_source(text: str) -> bytes:
+    """The bytes of `text` (as `read_source` gives it) in the encoding it declares itself.
+
+    UnicodeEncodeError when the text holds a character that encoding lacks.
+    """
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("utf-8", "surrogatepass")
+    return text.encode(_codec(_declared_encoding(head)))
+
+
+def _declared_encoding(data: bytes) -> str:
+    """tokenize's answer for these bytes: "utf-8-sig" after a BOM, a cookie's codec, or utf-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # an unknown codec, a BOM with another cookie, or not UTF-8
+        declared = _declared(data)
+        if declared is not None and data.startswith(BOM.encode("utf-8")):
+            raise SourceEncodingError(
+                f"the file starts with a UTF-8 byte order mark but its coding cookie "
+                f"declares {declared}",
+                "remove the byte order mark, or make the cookie say utf-8",
+            ) from None
+        if declared is not None:
+            raise SourceEncodingError(
+                f"its coding cookie declares {declared}, an encoding Python does not know",
+                "name a codec Python knows in the cookie (`# -*- coding: latin-1 -*-`), "
+                "or save the file as UTF-8 and remove the cookie",
+            ) from None
+        return "utf-8"  # no cookie, and bytes that are not UTF-8: decoding says where
+    return encoding
+
+
+def _codec(encoding: str) -> str:
+    # utf-8-sig would drop the BOM from the text; it is kept there as a character.
+    return "utf-8" if encoding == "utf-8-sig" else encoding
+
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared(data: bytes) -> str | None:
+    """The encoding named by a coding cookie on line 1 or 2 (PEP 263's pattern), as written."""
+    for line in data.removeprefix(BOM.encode("utf-8")).splitlines()[:2]:
+        found = _COOKIE.match(line)
+        if found:
+            return found.group(1).decode("ascii", "replace")
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return None  # code on line 1: a cookie on line 2 does not count
+    return None

@@ -20,6 +20,7 @@ from guardcheck.errors import GuardcheckError
 from guardcheck.model import FileChange, Mutant
 from guardcheck.options import RunOptions
 from guardcheck.reports.outdir import GITIGNORE
+from guardcheck.splices import SourceEncodingError, decode_source, encode_source
 
 STATE_VERSION = 1
 APPLIED_DIR = "applied"
@@ -164,18 +165,23 @@ def apply_mutant(settings: RunOptions, mutant: Mutant) -> Path:
 
 
 def _mutated_bytes(original: bytes, change: FileChange) -> bytes:
+    """The mutated file in the encoding it declares, as Python will read it back."""
     try:
-        on_disk = original.decode("utf-8")
-    except UnicodeDecodeError:
+        on_disk = decode_source(original)
+    except SourceEncodingError:
         on_disk = None
-    if on_disk == change.original:
-        return change.mutated.encode("utf-8")
-    if on_disk is not None and on_disk.replace("\r\n", "\n") == change.original:
-        # Read with universal newlines: keep the file's own CRLF line endings.
-        return change.mutated.replace("\n", "\r\n").encode("utf-8")
-    raise GuardcheckError(
-        f"{change.path} changed while the mutant was being built\n  fix: run the command again"
-    )
+    if on_disk != change.original:
+        raise GuardcheckError(
+            f"{change.path} changed while the mutant was being built\n  fix: run the command again"
+        )
+    try:
+        return encode_source(change.mutated)
+    except UnicodeEncodeError as exc:
+        raise GuardcheckError(
+            f"{change.path}: the mutant holds {change.mutated[exc.start : exc.end]!r}, which "
+            f"the file's declared encoding ({exc.encoding}) cannot hold; nothing was changed\n"
+            "  fix: write `replace` with characters of that encoding (or an escape)"
+        ) from None
 
 
 def revert(settings: RunOptions, mutant_id: str) -> list[str]:

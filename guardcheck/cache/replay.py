@@ -23,7 +23,7 @@ from guardcheck.catalogue.load import catalogue_files
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import FileChange, Mutant, RunReport, Where
 from guardcheck.options import RunOptions
-from guardcheck.splices import Splice, apply_splices
+from guardcheck.splices import Splice, apply_splices, read_source
 
 
 def run_scope(options: RunOptions) -> list[str]:
@@ -114,7 +114,7 @@ def _mutant(data: dict[str, Any], options: RunOptions) -> Mutant:
     changes = []
     for change in data["changes"]:
         path = change["path"]
-        original = (options.root / path).read_text(encoding="utf-8")
+        original = read_source(options.root / path)  # as the catalogue and the sweep read it
         if _sha(original) != change["original"]:
             raise ValueError(f"{path} changed")
         splices = tuple(Splice(int(a), int(b), str(text)) for a, b, text in change["splices"])

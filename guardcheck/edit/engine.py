@@ -26,14 +26,9 @@ from guardcheck.edit.rewrite import Reshape, Rewriter, merge, render
 from guardcheck.edit.substitute import substitute
 from guardcheck.edit.transform import run_transform
 from guardcheck.model import Edit, Where
-from guardcheck.splices import LineIndex, Splice, apply_splices, whole_text_splice
+from guardcheck.splices import BOM, LineIndex, Splice, apply_splices, whole_text_splice
 
 __all__ = ["BOM", "EditFailure", "EditResult", "apply_edit"]
-
-# A UTF-8 byte order mark decodes to this character. The texts guardcheck keeps
-# (and the splices' offsets) include it, so a mutant is written back with it;
-# libcst and the compiler are given the text after it.
-BOM = "\ufeff"
 
 
 class EditResult(NamedTuple):

@@ -11,10 +11,10 @@ import contextlib
 from pathlib import Path
 
 from guardcheck.edit import toplevel
-from guardcheck.edit.engine import BOM, EditFailure, apply_edit
+from guardcheck.edit.engine import EditFailure, apply_edit
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
-from guardcheck.splices import Splice, compose
+from guardcheck.splices import BOM, SourceEncodingError, Splice, compose, read_source
 
 
 def build_mutant(entry: Entry, root: Path) -> Mutant:
@@ -95,12 +95,12 @@ def _read(root: Path, file: str) -> str:
     if not path.is_file():
         raise _Unreadable(f"target file {file} does not exist under {root}", fix)
     try:
-        # Bytes, not read_text(): universal newlines would turn CRLF files into LF.
-        data = path.read_bytes()
-        # The BOM stays in the text (engine.BOM says why); utf-8-sig reads it as the codec would.
-        return (BOM if data.startswith(b"\xef\xbb\xbf") else "") + data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _Unreadable(f"cannot read target file {file}: {exc}", fix) from exc
+        return read_source(path)
+    except SourceEncodingError as exc:
+        message = f"target file {file} cannot be decoded as Python source: {exc}"
+        raise _Unreadable(message, exc.fix) from None
+    except OSError as exc:
+        raise _Unreadable(f"cannot read target file {file}: {exc.strerror or exc}", fix) from exc
 
 
 def _problem(

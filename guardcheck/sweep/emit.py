@@ -26,7 +26,7 @@ from guardcheck.catalogue.load import kebab_case
 from guardcheck.edit.engine import EditFailure, apply_edit
 from guardcheck.edit.parsed import ParsedModule, parse_source
 from guardcheck.model import Edit, FileChange, Mutant
-from guardcheck.splices import Splice, whole_text_splice
+from guardcheck.splices import BOM, Splice, whole_text_splice
 
 _MAX_OCCURRENCE = 50  # beyond this many look-alikes in one scope, try a wider pattern
 
@@ -67,7 +67,7 @@ def _entry(mutant: Mutant, taken: set[str], indexes: dict[str, _Index | None]) -
     note = f"# {mutant.id} ({mutant.mutator})"
     if len(mutant.changes) != 1 or len(mutant.changes[0].splices) != 1:
         return f"{note}\n# not emitted: only single-splice sweep mutants can be\n"
-    change = mutant.changes[0]
+    change = _without_bom(mutant.changes[0])
     if change.original not in indexes:
         indexes[change.original] = _Index.of(change.original)
     index = indexes[change.original]
@@ -92,6 +92,25 @@ def _entry(mutant: Mutant, taken: set[str], indexes: dict[str, _Index | None]) -
         lines.append(f"occurrence = {found.occurrence}")
     lines.append(f"tags = {_toml_list(['sweep', mutant.mutator])}")
     return "\n".join(lines) + "\n"
+
+
+def _without_bom(change: FileChange) -> FileChange:
+    """The change to the text after a UTF-8 BOM: what libcst, ast and the patterns see.
+
+    The engine keeps a BOM out of its work the same way, so a pattern found here
+    rebuilds the mutant of the file with its BOM.
+    """
+    if not change.original.startswith(BOM):
+        return change
+    splices = tuple(
+        Splice(s.start - len(BOM), s.end - len(BOM), s.replacement) for s in change.splices
+    )
+    return dataclasses.replace(
+        change,
+        original=change.original.removeprefix(BOM),
+        mutated=change.mutated.removeprefix(BOM),
+        splices=splices,
+    )
 
 
 def _placeholder_id(mutant: Mutant, taken: set[str]) -> str:

@@ -24,10 +24,13 @@ from mutmut.mutation.pragma_handling import PragmaParseError
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import FileChange, Mutant, Where
 from guardcheck.splices import (
+    BOM,
     LineIndex,
+    SourceEncodingError,
     Splice,
     apply_splices,
     changed_lines,
+    read_source,
     whole_text_splice,
 )
 from guardcheck.sweep.filters import (
@@ -136,9 +139,11 @@ def _relative(root: Path, path: Path) -> str:
 
 def _read(root: Path, path: str, warnings: list[str]) -> str | None:
     try:
-        return (root / path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        warnings.append(f"{path}: not UTF-8, skipped")
+        return read_source(root / path)
+    except SourceEncodingError as exc:
+        warnings.append(
+            f"{path}: cannot be decoded as Python source, skipped: {exc} (fix: {exc.fix})"
+        )
         return None
 
 
@@ -192,7 +197,30 @@ def file_candidates(
     arid_rules: Sequence[AridRule] = ARID_RULES,
     warnings: list[str] | None = None,
 ) -> list[Candidate]:
-    """Every mutant mutmut generates for one file (pragma'd ones flagged), in source order."""
+    """Every mutant mutmut generates for one file (pragma'd ones flagged), in source order.
+
+    `source` is the file as `read_source` gives it. A UTF-8 BOM is not code: the
+    mutants, their lines, columns and ids are those of the text after it, and only
+    their splices count it, to fit the text they are applied to.
+    """
+    body = source.removeprefix(BOM)
+    return [
+        dataclasses.replace(c, splice=_shifted(c.splice, len(source) - len(body)))
+        for c in _candidates(root, path, body, arid_rules, warnings)
+    ]
+
+
+def _shifted(splice: Splice, by: int) -> Splice:
+    return Splice(splice.start + by, splice.end + by, splice.replacement) if by else splice
+
+
+def _candidates(
+    root: Path,
+    path: str,
+    source: str,
+    arid_rules: Sequence[AridRule],
+    warnings: list[str] | None,
+) -> list[Candidate]:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
