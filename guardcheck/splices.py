@@ -347,8 +347,7 @@ def _declared_encoding(data: bytes) -> str:
         declared = _declared(data)
         if declared is not None and data.startswith(BOM.encode("utf-8")):
             raise SourceEncodingError(
-                f"the file starts with a UTF-8 byte order mark but its coding cookie "
-                f"declares {declared}",
+                f"it starts with a UTF-8 byte order mark but its coding cookie declares {declared}",
                 "remove the byte order mark, or make the cookie say utf-8",
             ) from None
         if declared is not None:
