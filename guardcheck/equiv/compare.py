@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guardcheck.equiv.revision import strip_alias
+from guardcheck.errors import GuardcheckError
 
 _PLAIN = (bool, int, str, bytes, type(None))
 
@@ -81,6 +82,8 @@ class Outcome:
 def call(function: Callable[..., Any], kwargs: Mapping[str, Any]) -> Outcome:
     try:
         value = function(**kwargs)
+    except GuardcheckError:
+        raise  # not the function's outcome: the comparison itself cannot go on (a bad import)
     except Exception as exc:  # a BaseException (KeyboardInterrupt) must still stop us
         return Outcome(True, exc, type_name(type(exc)))
     return Outcome(False, value, canon(value))

@@ -29,8 +29,8 @@ class FunctionReport:
 
 def resolve_pair(request: EquivRequest) -> tuple[Resolved, Resolved, list[Path]]:
     paths = search_paths(request.root, request.sources)
-    old = resolve(Target.parse(request.old, "OLD"), paths, "OLD")
-    new = resolve(Target.parse(request.new, "NEW"), paths, "NEW")
+    old = resolve(Target.parse(request.old, "OLD"), paths, "OLD", request.sources)
+    new = resolve(Target.parse(request.new, "NEW"), paths, "NEW", request.sources)
     for side, what in ((old, "OLD"), (new, "NEW")):
         if not callable(side.obj):
             raise GuardcheckError(

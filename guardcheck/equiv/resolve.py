@@ -1,22 +1,24 @@
 """`package.module:qualname[@REV]` to the live object it names.
 
-Today's code is imported normally, with the project root and the parents of
-`[tool.guardcheck] source` put on `sys.path` first (so a project that is not
-installed resolves too). A `@REV` suffix loads the module as it was at that
-commit through `revision.py`'s import hook.
+Today's code is imported normally, with the folders of `paths.search_paths`
+(the project root, the parents of `[tool.guardcheck] source`, pytest's
+`pythonpath`) put on `sys.path` first, so a project that is not installed
+resolves too. A `@REV` suffix loads the module, and every other module of the
+project it imports, as it was at that commit through `revision.py`'s import hook.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from guardcheck.equiv.revision import GitTree, revision_finder
+from guardcheck.equiv.paths import put_on_sys_path
+from guardcheck.equiv.paths import search_paths as search_paths  # where callers found it
+from guardcheck.equiv.revision import GitTree, project_layout, revision_finder
 from guardcheck.errors import GuardcheckError
 
 _SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w.]*):(?P<qualname>[A-Za-z_][\w.]*)(?:@(?P<rev>.+))?$")
@@ -49,25 +51,11 @@ class Resolved:
     module_name: str  # the name it was imported under (aliased for a revision)
 
 
-def search_paths(root: Path, sources: Sequence[str] = ()) -> list[Path]:
-    """Where project modules are found: the root, then each source folder's parent."""
-    paths = [root.resolve()]
-    for source in sources:
-        parent = (root / source).resolve().parent
-        if parent not in paths:
-            paths.append(parent)
-    return paths
-
-
-def put_on_sys_path(paths: Sequence[Path]) -> None:
-    for path in reversed(paths):
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
-
-
 def _import(module: str, what: str, shown: str) -> Any:
     try:
         return importlib.import_module(module)
+    except GuardcheckError as exc:  # the revision imports a module it cannot serve
+        raise GuardcheckError(f"{what} {shown}: {exc}", exc.code) from None
     except ModuleNotFoundError as exc:
         raise GuardcheckError(
             f"{what} {shown}: no module named {exc.name!r} (looked in the project root, its "
@@ -92,32 +80,35 @@ def _walk(module_obj: Any, target: Target, what: str) -> Any:
     return obj
 
 
-def _revision_module(target: Target, paths: Sequence[Path], what: str) -> str:
-    """Install the revision's finder and return the aliased module name."""
+def _revision_module(
+    target: Target, paths: Sequence[Path], sources: Sequence[str], what: str
+) -> str:
+    """Install the revision's finder for the whole project and return the aliased name."""
     assert target.revision is not None
     tree = GitTree.open(paths[0], target.revision)
-    parts = target.module.split(".")
-    for base in paths:
-        try:
-            prefix = base.resolve().relative_to(tree.top.resolve()).as_posix()
-        except ValueError:
-            continue
-        prefix = "" if prefix == "." else prefix
-        stem = "/".join(p for p in (prefix, *parts) if p)
+    layout = project_layout(tree, paths, [paths[0] / source for source in sources])
+    finder = revision_finder(tree, layout)
+    top = target.module.partition(".")[0]
+    if top in layout:
+        stem = "/".join(p for p in (layout[top], *target.module.split(".")) if p)
         if {f"{stem}.py", f"{stem}/__init__.py"} & tree.paths:
-            finder = revision_finder(tree, prefix, frozenset({parts[0]}))
             return finder.module_name(target.module)
     raise GuardcheckError(
         f"{what} {target.text}: module {target.module} is not in git at {target.revision} "
-        f"({tree.sha[:10]}) under the project root or its source folders"
+        f"({tree.sha[:10]}) under the project root or its source folders\n"
+        f"  fix: check the module's name, and that it was committed by {target.revision} "
+        f"(`git log --stat {target.revision}`)"
     )
 
 
-def resolve(target: Target, paths: Sequence[Path], what: str = "target") -> Resolved:
+def resolve(
+    target: Target, paths: Sequence[Path], what: str = "target", sources: Sequence[str] = ()
+) -> Resolved:
+    """The object `target` names; `paths` from `search_paths`, `sources` as configured."""
     put_on_sys_path(paths)
     module_name = target.module
     if target.revision is not None:
-        module_name = _revision_module(target, paths, what)
+        module_name = _revision_module(target, paths, sources, what)
     module_obj = _import(module_name, what, target.text)
     return Resolved(target, _walk(module_obj, target, what), module_name)
 

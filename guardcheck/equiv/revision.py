@@ -1,24 +1,31 @@
-"""Load a package as it was at a git revision, in this process, beside today's code.
+"""Load a project as it was at a git revision, in this process, beside today's code.
 
-`git show REV:target_app/x.py` is served by a meta-path finder under an alias
-package, `__guardcheck_rev_<shortsha>__.target_app.x`, so the revision's modules
-never touch the working tree nor today's `target_app.*` entries in `sys.modules`.
+`git show REV:pkg/x.py` is served by a meta-path finder under an alias package,
+`__guardcheck_rev_<shortsha>__.pkg.x`, so the revision's modules never touch
+the working tree nor today's `pkg.*` entries in `sys.modules`.
 
-Relative imports resolve inside the alias by themselves (`__package__` is the
-aliased name). Absolute imports of the revision's own top-level packages
-(`import target_app.x`, `from target_app.x import y`) are rewritten in the
-revision's syntax tree before it is compiled, to the aliased name. We rewrite
-rather than intercept at import time because a finder cannot give one name
-(`target_app.x`) two meanings in one process, and replacing `builtins.__import__`
-would change every other module's imports too; a rewrite is local to the
-revision's own code. Limit: a dynamic import by string
-(`importlib.import_module("target_app.x")`) inside revision code still reaches
-today's module.
+Every top-level package and module of the project (`ProjectLayout`: what the
+project root and the `source` folders hold, at the revision and today) is
+served from the revision, not only the target's own package: a revision's
+code never runs today's code. Relative imports resolve inside the alias by
+themselves (`__package__` is the aliased name). Absolute imports reach the
+alias through the revision modules' own `__builtins__`, whose `__import__`
+prefixes project names with the alias and whose `importlib` is a view of the
+real one with an `import_module` that does the same. This is local to the
+revision's code (every function it defines keeps those builtins), where
+replacing `builtins.__import__` would change every other module's imports.
+
+A project module the revision's code imports that git does not have at the
+revision but today's tree does (newer, or never committed) would mix two
+versions: that is a `RevisionImportError` (exit 2) naming it. A module that
+exists neither at the revision nor today raises ModuleNotFoundError, as it
+did at the revision (a `try: import x except ImportError` keeps working).
 """
 
 from __future__ import annotations
 
-import ast
+import builtins
+import importlib
 import importlib.abc
 import linecache
 import subprocess
@@ -28,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.machinery import ModuleSpec
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from guardcheck.errors import GuardcheckError
 
@@ -81,68 +89,85 @@ class GitTree:
         return any(p.startswith(prefix) for p in self.paths)
 
 
-class _AliasImports(ast.NodeTransformer):
-    """Points absolute imports of the revision's own packages at the alias."""
-
-    def __init__(self, alias: str, own: frozenset[str]) -> None:
-        self.alias = alias
-        self.own = own
-
-    def _ours(self, name: str | None) -> bool:
-        return name is not None and name.split(".", 1)[0] in self.own
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
-        if node.level == 0 and self._ours(node.module):
-            node.module = f"{self.alias}.{node.module}"
-        return node
-
-    def visit_Import(self, node: ast.Import) -> ast.AST | list[ast.stmt]:
-        if not any(self._ours(a.name) for a in node.names):
-            return node
-        statements: list[ast.stmt] = []
-        for item in node.names:
-            if not self._ours(item.name):
-                statements.append(ast.Import(names=[item]))
-            elif item.asname is not None:
-                statements.append(
-                    ast.Import(names=[ast.alias(f"{self.alias}.{item.name}", item.asname)])
-                )
-            else:
-                # `import target_app.x` binds `target_app`: bind it to the aliased
-                # top package without also binding the alias name in the module.
-                top = item.name.split(".", 1)[0]
-                call = ast.parse(
-                    f"{top} = __import__({self.alias + '.' + item.name!r}, globals(), None, (), 0)"
-                    f".{top}"
-                ).body[0]
-                statements.append(call)
-        for statement in statements:
-            ast.copy_location(statement, node)
-            ast.fix_missing_locations(statement)
-        return statements
+class RevisionImportError(GuardcheckError):
+    """The revision's code imports a project module that git does not have at the revision."""
 
 
-def rewrite_own_imports(
-    source: str, filename: str, alias: str, own: frozenset[str]
-) -> types.CodeType:
-    tree = ast.parse(source, filename=filename)
-    tree = _AliasImports(alias, own).visit(tree)
-    ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec", dont_inherit=True)
+def top_level_names(tree: GitTree, prefix: str) -> set[str]:
+    """The packages and modules directly in `prefix` (a repository folder) at the revision."""
+    lead = f"{prefix}/" if prefix else ""
+    names = set()
+    for path in tree.paths:
+        if path.startswith(lead) and path.endswith(".py"):
+            first, _, rest = path[len(lead) :].partition("/")
+            name = first if rest else first.removesuffix(".py")
+            if name.isidentifier():
+                names.add(name)
+    return names
+
+
+def _python_folder(folder: Path) -> bool:
+    return folder.is_dir() and any(folder.glob("*.py"))
+
+
+def names_on_disk(folder: Path) -> set[str]:
+    """The packages and modules directly in `folder` in today's tree."""
+    if not folder.is_dir():
+        return set()
+    found = {
+        entry.stem if entry.is_file() else entry.name
+        for entry in folder.iterdir()
+        if (entry.suffix == ".py" and entry.is_file()) or (entry / "__init__.py").is_file()
+    }
+    return {name for name in found if name.isidentifier()}
+
+
+def project_layout(
+    tree: GitTree, folders: Sequence[Path], sources: Sequence[Path] = ()
+) -> dict[str, str]:
+    """Every top-level name of the project -> its folder in the repository ("" or "src").
+
+    `folders` are where the project's modules are imported from, first wins
+    (as on sys.path); `sources` are configured package folders or module files,
+    named even when they are namespace packages. Names come from the revision
+    and from today's tree, so an import of a name only today's tree has is
+    caught rather than served from today's code.
+    """
+    top = tree.top.resolve()
+    layout: dict[str, str] = {}
+    for folder in folders:
+        try:
+            prefix = folder.resolve().relative_to(top).as_posix()
+        except ValueError:
+            continue  # outside the repository: nothing of it is at any revision
+        prefix = "" if prefix == "." else prefix
+        for name in sorted(top_level_names(tree, prefix) | names_on_disk(folder)):
+            layout.setdefault(name, prefix)
+        for source in sources:
+            if source.resolve().parent == folder.resolve():
+                name = source.name.removesuffix(".py")
+                if name.isidentifier():
+                    layout.setdefault(name, prefix)
+    return layout
 
 
 class RevisionFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `<alias>.<own package>...` from one commit; answers for nothing else."""
+    """Serves `<alias>.<project name>...` from one commit; answers for nothing else."""
 
-    def __init__(self, tree: GitTree, prefix: str, own: frozenset[str]) -> None:
+    def __init__(self, tree: GitTree, layout: dict[str, str]) -> None:
         self.tree = tree
-        self.prefix = prefix  # folder of the packages inside the repository ("" or "src")
-        self.own = own
+        self.layout = dict(layout)  # top-level name -> its folder in the repository
         self.alias = f"{ALIAS_PREFIX}{tree.sha[:10]}__"
         self._files: dict[str, str | None] = {}  # module name -> blob path (None: namespace)
+        self.builtins = _revision_builtins(self)
+
+    def aliased(self, name: str) -> str | None:
+        """`pkg.x` -> `<alias>.pkg.x` when `pkg` is the project's; None otherwise."""
+        return f"{self.alias}.{name}" if name.partition(".")[0] in self.layout else None
 
     def _repo_path(self, parts: Sequence[str]) -> str:
-        return str(PurePosixPath(self.prefix, *parts)) if self.prefix else "/".join(parts)
+        prefix = self.layout[parts[0]]
+        return str(PurePosixPath(prefix, *parts)) if prefix else "/".join(parts)
 
     def find_spec(
         self,
@@ -157,7 +182,7 @@ class RevisionFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not fullname.startswith(self.alias + "."):
             return None
         parts = fullname[len(self.alias) + 1 :].split(".")
-        if parts[0] not in self.own:
+        if parts[0] not in self.layout:
             return None
         base = self._repo_path(parts)
         if f"{base}/__init__.py" in self.tree.paths:
@@ -167,6 +192,7 @@ class RevisionFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         elif self.tree.is_dir(base):
             blob, package = None, True  # a namespace package at that revision
         else:
+            self._refuse_todays(".".join(parts), base)
             return None
         self._files[fullname] = blob
         origin = f"<{self.tree.label} {self.tree.sha[:10]}:{blob or base}>"
@@ -175,6 +201,24 @@ class RevisionFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             spec.submodule_search_locations = []
         spec.has_location = False
         return spec
+
+    def _refuse_todays(self, dotted: str, base: str) -> None:
+        """Today's tree has the module the revision lacks: serving it would mix versions."""
+        here = self.tree.top / base
+        if (here.parent / f"{here.name}.py").is_file():
+            shown = f"{base}.py"
+        elif _python_folder(here):
+            shown = f"{base}/"
+        else:
+            return  # not the project's at all: ModuleNotFoundError, as at the revision
+        at = f"{self.tree.label} ({self.tree.sha[:10]})"
+        raise RevisionImportError(
+            f"the code at {at} imports {dotted}, a module of the project that git does not have "
+            f"at that revision ({shown} is newer or untracked): it cannot be served from the "
+            "revision, and today's would mix two versions\n"
+            f"  fix: commit {shown} if the revision's code needs it, or compare a revision that "
+            "contains it"
+        )
 
     def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
         return None
@@ -188,25 +232,65 @@ class RevisionFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         # Tracebacks and inspect.getsource (the boundary constants) read it from here.
         linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
         module.__file__ = filename
-        code = rewrite_own_imports(source, filename, self.alias, self.own)
-        exec(code, module.__dict__)
+        module.__dict__["__builtins__"] = self.builtins
+        exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
 
     def module_name(self, name: str) -> str:
         return f"{self.alias}.{name}"
 
 
-_FINDERS: dict[tuple[Path, str, str], RevisionFinder] = {}
+def _importlib_view(finder: RevisionFinder) -> types.ModuleType:
+    """`importlib` as the revision's code sees it: `import_module` of a project name is aliased."""
+    view = types.ModuleType("importlib", importlib.__doc__)
+
+    def import_module(name: str, package: str | None = None) -> types.ModuleType:
+        return importlib.import_module(finder.aliased(name) or name, package)
+
+    view.import_module = import_module  # type: ignore[attr-defined]
+    view.__getattr__ = lambda attr: getattr(importlib, attr)  # type: ignore[method-assign]
+    return view
 
 
-def revision_finder(tree: GitTree, prefix: str, own: frozenset[str]) -> RevisionFinder:
-    """One finder per commit and folder, installed once; its alias modules stay loaded."""
-    key = (tree.top, tree.sha, prefix)
+def _revision_builtins(finder: RevisionFinder) -> dict[str, Any]:
+    """The builtins of the revision's modules: `__import__` reaches the revision's project."""
+    real_import = builtins.__import__
+    view = _importlib_view(finder)
+
+    def import_(
+        name: str,
+        globals: dict[str, Any] | None = None,  # __import__'s own parameter names
+        locals: dict[str, Any] | None = None,
+        fromlist: Sequence[str] | None = (),
+        level: int = 0,
+    ) -> types.ModuleType:
+        aliased = finder.aliased(name) if level == 0 else None
+        if aliased is not None:
+            module = real_import(aliased, globals, locals, fromlist, 0)
+            # `import pkg.x` binds `pkg`: the aliased top package, not the alias root.
+            return module if fromlist else sys.modules[f"{finder.alias}.{name.partition('.')[0]}"]
+        module = real_import(name, globals, locals, fromlist, level)
+        if level == 0 and (name == "importlib" or (name.startswith("importlib.") and not fromlist)):
+            return view
+        return module
+
+    table = dict(builtins.__dict__)
+    table["__import__"] = import_
+    return table
+
+
+_FINDERS: dict[tuple[Path, str], RevisionFinder] = {}
+
+
+def revision_finder(tree: GitTree, layout: dict[str, str]) -> RevisionFinder:
+    """One finder per commit, installed once; its alias modules stay loaded."""
+    key = (tree.top, tree.sha)
     finder = _FINDERS.get(key)
     if finder is None:
-        finder = _FINDERS[key] = RevisionFinder(tree, prefix, own)
+        finder = _FINDERS[key] = RevisionFinder(tree, layout)
         sys.meta_path.insert(0, finder)
     else:
-        finder.own = finder.own | own
+        for name, prefix in layout.items():
+            finder.layout.setdefault(name, prefix)
     return finder
 
 

@@ -132,6 +132,8 @@ class Machine:
         for factory, what in ((self.old_factory, "OLD"), (self.new_factory, "NEW")):
             try:
                 made.append(factory())
+            except GuardcheckError:
+                raise
             except Exception as exc:
                 raise GuardcheckError(
                     f"{what} factory {factory!r}() raised {type(exc).__name__}: {exc}; "

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from support.projects import PROJECTS, commit, copy_project, git
 
+# The top-level packages of the fixture projects, imported afresh by each test.
+FIXTURE_PACKAGES = {"gatekit", "ledger", "pkg", "hooks", "pkg_a", "pkg_b"}
+
 
 @pytest.fixture(autouse=True)
 def _isolated_imports() -> Iterator[None]:
@@ -18,7 +21,7 @@ def _isolated_imports() -> Iterator[None]:
     yield
     sys.path[:] = path
     for name in set(sys.modules) - modules:
-        if name.split(".", 1)[0] in {"gatekit", "ledger"} or name.startswith("__guardcheck_rev_"):
+        if name.split(".", 1)[0] in FIXTURE_PACKAGES or name.startswith("__guardcheck_rev_"):
             del sys.modules[name]
 
 
