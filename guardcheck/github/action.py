@@ -1,0 +1,162 @@
+"""The steps of this repository's `action.yml`: `python -m guardcheck.github.action STEP`.
+
+    install  pip-install the project under test into the job's Python (input `install`)
+    review   `guardcheck review` against the pull request's base: the job summary and the
+             annotations (review writes them under GitHub Actions), the sticky comment,
+             and review.json, whose path goes to the step output `json` for the upload
+
+Inputs come as INPUT_* environment variables (action.yml maps them: an expression is
+never pasted into a shell script). The exit code is the review's (0 clean, 1 a gating
+finding, 2 bad input, 3 red baseline); bad inputs are exit 2 with a `fix:` line.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from guardcheck.github.pullrequest import NotAvailable, read_event
+
+USAGE = 2
+NO_COMMIT = "0" * 40  # a push event's `before` when the branch is new
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+class InputError(Exception):
+    """A bad input or event: the message ends with a fix line."""
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    root: Path | None = None,
+) -> int:
+    """Run one step in `root` (the working folder: the checkout)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    env = os.environ if environ is None else environ
+    steps = {"install": install, "review": review}
+    if len(args) != 1 or args[0] not in steps:
+        print("usage: python -m guardcheck.github.action install|review", file=sys.stderr)
+        return USAGE
+    try:
+        return steps[args[0]](env, root or Path.cwd())
+    except InputError as exc:
+        print(f"guardcheck action: {exc}", file=sys.stderr)
+        return USAGE
+
+
+def install(env: Mapping[str, str], root: Path) -> int:
+    """pip install the project (`install` input: pip arguments; "auto": `-e .` when it is a
+    package; empty: installed by an earlier step)."""
+    pip_args = install_arguments(env.get("INPUT_INSTALL", "auto"), root)
+    if not pip_args:
+        print("guardcheck action: nothing to install (input `install` is empty)")
+        return 0
+    return _run([sys.executable, "-m", "pip", "install", *pip_args], root)
+
+
+def install_arguments(value: str, root: Path) -> list[str]:
+    if value.strip() != "auto":
+        return shlex.split(value)
+    return ["-e", "."] if any((root / name).is_file() for name in PROJECT_FILES) else []
+
+
+def review(env: Mapping[str, str], root: Path) -> int:
+    event = _event(env)
+    comment = _flag(env.get("INPUT_COMMENT", "true"), "comment") and _pull_request(event)
+    base = _available(root, env.get("INPUT_BASE", "").strip() or default_base(event))
+    out = Path(env.get("RUNNER_TEMP") or root.parent) / "guardcheck-review"
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, markdown_path = out / "review.json", out / "review.md"
+    command = [sys.executable, "-m", "guardcheck", "review", "--base", base]
+    command += ["--json", str(json_path), "--markdown", str(markdown_path)]
+    fail_on = env.get("INPUT_FAIL_ON", "").strip()
+    if fail_on:
+        command += ["--fail-on", fail_on]
+    if comment:
+        command.append("--pr-comment")
+    command += shlex.split(env.get("INPUT_ARGS", ""))
+    _set_output(env, "json", str(json_path))
+    return _run(command, root)
+
+
+def default_base(event: Mapping[str, object]) -> str:
+    """The pull request's base commit; on a push, the commit before it."""
+    pull = event.get("pull_request")
+    if isinstance(pull, dict):
+        sha = (pull.get("base") or {}).get("sha")
+        if isinstance(sha, str) and sha:
+            return sha
+    before = event.get("before")
+    if isinstance(before, str) and before and before != NO_COMMIT:
+        return before
+    raise InputError(
+        "this event names no base to review against (not a pull request, nor a push with "
+        "an earlier commit)\n  fix: give the action `base:` (a branch, tag or commit)"
+    )
+
+
+def _event(env: Mapping[str, str]) -> dict:
+    try:
+        return read_event(env.get("GITHUB_EVENT_PATH", ""))
+    except NotAvailable as exc:
+        if env.get("INPUT_BASE", "").strip():
+            return {}  # a given base needs no event (run outside a pull request)
+        raise InputError(f"{exc}\n  fix: run it in a GitHub workflow, or give `base:`") from None
+
+
+def _pull_request(event: Mapping[str, object]) -> bool:
+    return isinstance(event.get("pull_request"), dict)
+
+
+def _flag(value: str, name: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    raise InputError(f"input `{name}` is {value!r}\n  fix: use true or false")
+
+
+def _available(root: Path, base: str) -> str:
+    """`base`, fetched from origin when the clone lacks it (actions/checkout's depth 1);
+    a branch name fetched is only at FETCH_HEAD, so its commit is returned then."""
+    if _git(root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}") == 0:
+        return base
+    print(f"guardcheck action: fetching {base} from origin", flush=True)
+    if _git(root, "fetch", "--no-tags", "--quiet", "--depth=1", "origin", base) == 0:
+        return _head_of(root, "FETCH_HEAD")
+    raise InputError(
+        f"the base {base!r} is neither in the clone nor fetchable from origin\n"
+        "  fix: check out with `fetch-depth: 0`, or give `base:` a commit of this repository"
+    )
+
+
+def _head_of(root: Path, ref: str) -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", ref], cwd=root, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def _git(root: Path, *args: str) -> int:
+    done = subprocess.run(["git", *args], cwd=root, check=False, capture_output=True)
+    return done.returncode
+
+
+def _set_output(env: Mapping[str, str], name: str, value: str) -> None:
+    target = env.get("GITHUB_OUTPUT")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(f"{name}={value}\n")
+
+
+def _run(command: list[str], root: Path) -> int:
+    print(f"guardcheck action: {shlex.join(command)}", flush=True)
+    return subprocess.run(command, cwd=root, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
