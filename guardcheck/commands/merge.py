@@ -8,7 +8,7 @@ import click
 
 from guardcheck import api
 from guardcheck.commands.group import global_options
-from guardcheck.commands.reporting import finish, report_options
+from guardcheck.commands.reporting import check_report_paths, finish, report_options
 from guardcheck.reports.console import make_console, render_table, summary_line
 
 
@@ -44,6 +44,7 @@ def merge_command(
     and exits as `run` would: 0 gate passed, 1 gate failed, 4 a shard's results
     were incomplete, 130 a shard was interrupted.
     """
+    check_report_paths(ctx, Path.cwd())  # merge may run outside a project: cwd is its root
     report = api.merge(
         reports, allow_caught_elsewhere=allow_caught_elsewhere, fail_under=fail_under
     )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -51,26 +52,74 @@ def report_options(command: F) -> F:
 
 
 def check_report_paths(ctx: click.Context, root: Path) -> None:
-    """Before anything runs: every report path can be written, and is no file of the project.
+    """Before anything runs: every report flag's path can be written (see `check_paths`)."""
+    check_paths(ctx.meta.get(_PATHS, {}), root)
 
-    `--markdown pkg/core.py` would overwrite source code; a folder, or a file
-    where a parent folder should be, would only fail after the whole run.
+
+def check_paths(paths: Mapping[str, Path], root: Path) -> None:
+    """Every report path can be written, and is no file of the project; missing folders made.
+
+    `--markdown pkg/core.py` would overwrite source code; a folder, a file where a
+    parent folder should be, a folder that cannot be made or a file that cannot be
+    written would only fail after the whole run, with its results unreported. A
+    refusal is a GuardcheckError (exit 2) and leaves no folder this check made.
     """
-    for flag, path in ctx.meta.get(_PATHS, {}).items():
-        full = path if path.is_absolute() else Path.cwd() / path
-        if full.is_dir():
-            raise api.GuardcheckError(f"{flag} {path}: is a folder\n  fix: name a file")
-        existing = next(p for p in full.parents if p.exists())  # writers create the rest
-        if not existing.is_dir():
+    made: list[Path] = []
+    try:
+        for flag, path in paths.items():
+            _check_path(flag, path, root, made)
+    except api.GuardcheckError:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
+def _check_path(flag: str, path: Path, root: Path, made: list[Path]) -> None:
+    full = path if path.is_absolute() else Path.cwd() / path
+    try:
+        _check_place(flag, path, full, root, made)
+    except OSError as exc:  # even looking failed (a name too long, a folder we may not read)
+        raise api.GuardcheckError(
+            f"{flag} {path}: cannot be written: {exc.strerror or exc}\n"
+            "  fix: name a file you can write, in a folder you can write"
+        ) from None
+
+
+def _check_place(flag: str, path: Path, full: Path, root: Path, made: list[Path]) -> None:
+    if full.is_dir():
+        raise api.GuardcheckError(f"{flag} {path}: is a folder\n  fix: name a file")
+    existing = next(p for p in full.parents if p.exists())
+    if not existing.is_dir():
+        raise api.GuardcheckError(
+            f"{flag} {path}: {existing} is a file, so no folder can be made below it\n"
+            "  fix: name a path in a folder"
+        )
+    if full.is_file() and _project_file(full, root):
+        raise api.GuardcheckError(
+            f"{flag} {path}: is a file of your project (source, or tracked by git); "
+            "a report would overwrite it\n  fix: write the report somewhere else"
+        )
+    missing = [p for p in reversed(full.parents) if not p.exists()]
+    for folder in missing:
+        try:
+            folder.mkdir()
+        except OSError as exc:
             raise api.GuardcheckError(
-                f"{flag} {path}: {existing} is a file, so no folder can be made below it\n"
-                "  fix: name a path in a folder"
-            )
-        if full.is_file() and _project_file(full, root):
-            raise api.GuardcheckError(
-                f"{flag} {path}: is a file of your project (source, or tracked by git); "
-                "a report would overwrite it\n  fix: write the report somewhere else"
-            )
+                f"{flag} {path}: cannot create the folder {folder}: {exc.strerror or exc}\n"
+                "  fix: name a path in a folder you can write, or create it first"
+            ) from None
+        made.append(folder)
+    _probe(full)
+
+
+def _probe(full: Path) -> None:
+    """Open the report for appending, as a writer will open it; remove it if it was not there."""
+    existed = full.exists()
+    with full.open("ab"):
+        pass
+    if not existed:
+        full.unlink(missing_ok=True)
 
 
 def _project_file(path: Path, root: Path) -> bool:

@@ -8,11 +8,10 @@ would refuse get a problem, one that is about the encoding.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.verdicts import guardcheck
 
 from guardcheck.edit.mutate import build_mutant
 from guardcheck.errors import CatalogueInvalid
@@ -88,15 +87,10 @@ def test_apply_writes_a_latin1_file_back_in_latin1_and_revert_restores_it(tmp_pa
         '[[mutation]]\nid = "boundary"\nsummary = "Off by one."\nfile = "pkg/m.py"\n'
         'find = "x > 1"\nreplace = "x >= 1"\n'
     )
-
-    def guardcheck(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "guardcheck", *args]
-        return subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
-
-    applied = guardcheck("apply", "boundary")
+    applied = guardcheck(root, "apply", "boundary")
     assert applied.returncode == 0, applied.stderr
     assert (root / "pkg/m.py").read_bytes() == LATIN1.replace("x > 1", "x >= 1").encode("latin-1")
-    reverted = guardcheck("apply", "--revert", "boundary")
+    reverted = guardcheck(root, "apply", "--revert", "boundary")
     assert reverted.returncode == 0, reverted.stderr
     assert (root / "pkg/m.py").read_bytes() == LATIN1.encode("latin-1")
 
@@ -109,13 +103,7 @@ def test_a_mutant_the_declared_encoding_cannot_hold_is_refused_by_apply(tmp_path
         '[[mutation]]\nid = "euro"\nsummary = "A euro sign."\nfile = "pkg/m.py"\n'
         "find = '\"no\"'\nreplace = '\"€\"'\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "guardcheck", "apply", "euro"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = guardcheck(root, "apply", "euro")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "cannot hold" in done.stderr
     assert "latin-1" in done.stderr

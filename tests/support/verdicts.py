@@ -44,18 +44,23 @@ def suite_outcomes(root: Path) -> dict[str, str]:
     return outcomes
 
 
-def guardcheck_run(
-    root: Path, report: Path, *args: str, timeout: float = 120
-) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
-    """`python -m guardcheck run --json REPORT ARGS...` in root; the JSON's mutants by id."""
-    done = subprocess.run(
-        [sys.executable, "-m", "guardcheck", "run", "--json", str(report), *args],
+def guardcheck(root: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """`python -m guardcheck ARGS...` in root, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "guardcheck", *args],
         cwd=root,
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
     )
+
+
+def guardcheck_run(
+    root: Path, report: Path, *args: str, timeout: float = 120
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """`python -m guardcheck run --json REPORT ARGS...` in root; the JSON's mutants by id."""
+    done = guardcheck(root, "run", "--json", str(report), *args, timeout=timeout)
     assert report.exists(), done.stdout + done.stderr
     data = json.loads(report.read_text(encoding="utf-8"))
     mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.projects import commit, git, write_files
-from support.verdicts import guardcheck_run, suite_outcomes, tracked_bytes
+from support.verdicts import guardcheck, guardcheck_run, suite_outcomes, tracked_bytes
 
 from guardcheck.splices import encode_source
 from guardcheck.sweep import generate
@@ -38,17 +36,6 @@ PROJECT = {
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
     ),
 }
-
-
-def guardcheck(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "guardcheck", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
 
 
 def statuses(report: Path) -> dict[str, str]:
