@@ -32,7 +32,8 @@ WALLS: dict[str, set[str]] = {
     # A capability built on the API: lab, catalogue and equiv work goes through it.
     "refactor": {"api", "model", "options", "errors", "exitcodes", "gitbase"},
     # Like refactor; `messages` names the audit plugin's environment variables.
-    "review": {"api", "model", "options", "errors", "exitcodes", "messages", "gitbase"},
+    # Its reports escape project text with reports' shared rules (`reports.escaping`).
+    "review": {"api", "model", "options", "errors", "exitcodes", "messages", "gitbase", "reports"},
     "merge": {"model", "errors", "exitcodes", "reports", "provenance", "shard", "splices"},
     # Incremental results: keys from values and options (catalogue.load: which files, no
     # libcst); never the lab, never the reports.

@@ -34,7 +34,22 @@ def _categories(ctx: click.Context, param: click.Parameter, value: str | None) -
 @click.option(
     "--all-mutants",
     is_flag=True,
-    help="Every operator mutant of each changed line, not only the one likeliest to matter.",
+    help="Accepted for older scripts; every operator mutant on the changed lines is now the "
+    "default.",
+)
+@click.option(
+    "--max-mutants",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Run at most N operator mutants (a seeded sample spread over the changed lines, "
+    "reported as such); catalogue entries always run. Default: every one.",
+)
+@click.option(
+    "--sample-seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="The seed of the --max-mutants sample.",
 )
 @click.option(
     "--fail-on",
@@ -62,6 +77,8 @@ def review_command(
     ctx: click.Context,
     base: str | None,
     all_mutants: bool,
+    max_mutants: int | None,
+    sample_seed: int,
     fail_on: frozenset[str],
     json_path: Path | None,
     markdown_path: Path | None,
@@ -75,7 +92,11 @@ def review_command(
     3 the baseline is red, 4 the mutant run stopped early, 130 interrupted.
     """
     request = api.ReviewRequest(
-        options=options_of(ctx), base=base, all_mutants=all_mutants, fail_on=fail_on
+        options=options_of(ctx),
+        base=base,
+        max_mutants=max_mutants,
+        sample_seed=sample_seed,
+        fail_on=fail_on,
     )
     report = api.review(request)
     click.echo(api.review_report(report, "text"))

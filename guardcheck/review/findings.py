@@ -23,6 +23,25 @@ DEFAULT_FAIL_ON = frozenset({SURVIVED, VACUOUS, SOURCE_READING, STALE})
 
 
 @dataclass(frozen=True)
+class MatrixRow:
+    """One mutant in scope: the lab's verdict as-is, and who killed it or let it pass."""
+
+    mutant_id: str
+    path: str
+    line: int
+    mutation: str  # what the mutant does: "replace `>` with `>=`"
+    code: str  # the line as it is today, stripped
+    mutated: str  # the same line with the mutant, stripped
+    status: str  # the lab's verdict (`guardcheck run` judges the same mutant the same)
+    reason: str
+    caught: bool  # by a behavioural test: a kill by source-reading tests only does not count
+    killed_by: tuple[str, ...]  # every test that killed it (the crashed or hung one too)
+    ran_by: tuple[str, ...]  # the tests selected for it: they execute its line
+    changed_tests_not_killing: tuple[str, ...]  # added or changed tests that ran it and passed
+    function: str | None  # qualified name of the changed function, if inside one
+
+
+@dataclass(frozen=True)
 class Survivor:
     mutant_id: str
     path: str
@@ -30,6 +49,20 @@ class Survivor:
     mutated: str  # the mutated code, one line
     reason: str
     function: str | None  # qualified name of the changed function, if inside one
+    status: str = "survived"  # the lab's verdict: survived, no-coverage, error or known-gap
+    mutation: str = ""
+
+
+@dataclass(frozen=True)
+class ChangedLine:
+    """A changed source line with mutants: its code, its survivors, the tests executing it."""
+
+    path: str
+    line: int
+    code: str  # today's line, stripped
+    mutants: int
+    survivors: tuple[Survivor, ...]
+    ran_by: tuple[str, ...]  # the union of the tests selected for its mutants
 
 
 @dataclass(frozen=True)
@@ -60,6 +93,21 @@ class FunctionRow:
     killers: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Sample:
+    """`--max-mutants`: `kept` of `total` operator mutants, drawn with `seed`."""
+
+    total: int
+    kept: int
+    seed: int
+
+    def phrase(self) -> str:
+        return (
+            f"sampled {self.kept} of {self.total} operator mutants on changed lines "
+            f"(--max-mutants {self.kept}, seed {self.seed}); catalogue entries all ran"
+        )
+
+
 @dataclass
 class ReviewReport:
     base: str  # label, e.g. "HEAD~1" or "merge-base with main"
@@ -76,6 +124,9 @@ class ReviewReport:
     unpinned: list[FlaggedTest] = field(default_factory=list)
     stale: list[StaleEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
+    matrix: list[MatrixRow] = field(default_factory=list)  # one row per mutant in scope
+    lines: list[ChangedLine] = field(default_factory=list)  # changed lines with mutants
+    sample: Sample | None = None  # how --max-mutants cut the operator mutants, if it did
 
     def found(self, category: str) -> int:
         return len(
@@ -113,6 +164,12 @@ class ReviewReport:
             "in_scope": self.in_scope,
             "caught": self.caught,
             "functions": [{**vars(f), "killers": list(f.killers)} for f in self.functions],
+            "sample": dict(vars(self.sample)) if self.sample else None,
+            "lines": [
+                {**vars(g), "survivors": rows(list(g.survivors)), "ran_by": list(g.ran_by)}
+                for g in self.lines
+            ],
+            "matrix": [_listed(vars(row)) for row in self.matrix],
             "survivors": rows(self.survivors),
             "vacuous": rows(self.vacuous),
             "source_reading": rows(self.source_reading),
@@ -120,3 +177,8 @@ class ReviewReport:
             "stale": rows(self.stale),
             "notes": self.notes,
         }
+
+
+def _listed(values: dict[str, Any]) -> dict[str, Any]:
+    """Tuples as JSON lists."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}

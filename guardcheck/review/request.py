@@ -12,7 +12,8 @@ from guardcheck.review.findings import CATEGORIES, DEFAULT_FAIL_ON
 class ReviewRequest:
     options: RunOptions
     base: str | None = None  # None: the merge base with the default branch
-    all_mutants: bool = False  # every operator mutant per changed line, not the likeliest one
+    max_mutants: int | None = None  # cap on operator mutants: a seeded sample beyond it
+    sample_seed: int = 0
     fail_on: frozenset[str] = DEFAULT_FAIL_ON
     timeout: float = 600.0  # seconds for each plain pytest run (pinning, audit)
 

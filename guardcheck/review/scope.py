@@ -2,57 +2,44 @@
 
 Catalogue entries count when a line their splices rewrite lies in a changed
 function (or is itself a changed line, for module-level code). Operator mutants
-come from the sweep's generator restricted to changed lines; by default one per
-line, the one most likely to matter (`RANK`), since a review should be quick and a
-line that survives its strongest mutant rarely needs a weaker one reported.
+are every one the sweep's generator makes on changed lines: a line's informative
+mutant is often not the one a ranking would pick (an off-by-one `>` -> `>=` beside an
+`is not` -> `is` that crashes every test), and at milliseconds a mutant the whole set
+costs a review seconds. `sample` caps a huge diff (`--max-mutants`).
 """
 
 from __future__ import annotations
 
-import re
+import random
 from collections.abc import Iterable, Sequence
 
 from guardcheck.model import Mutant, is_named_by
 from guardcheck.review.diff import Change, Function
 
-# Lower is likelier to matter. A comparison or boolean flip changes which branch runs;
-# arithmetic changes a value; constants and strings most often change only a message.
-RANK: dict[str, int] = {
-    "keywords": 0,  # and/or, is/is not, in/not in, True/False
-    "swap-op": 1,  # refined below: a comparison swap ranks with the keywords
-    "if-exp": 1,
-    "remove-unary-ops": 1,
-    "augmented-assignment": 2,
-    "number": 3,
-    "name": 3,
-    "assignment": 3,
-    "match": 4,
-    "arg-removal": 4,
-    "dict-arguments": 4,
-    "lambda": 4,
-    "string": 5,
-    "symmetric-string-methods-swap": 5,
-    "unsymmetrical-string-methods-swap": 5,
-}
-_UNKNOWN = 6
-_COMPARISON = re.compile(r"`(<|<=|>|>=|==|!=)` with")
 
+def sample(mutants: Sequence[Mutant], cap: int, seed: int) -> list[Mutant]:
+    """At most `cap` of `mutants`, spread over their lines, the same for the same seed.
 
-def rank(mutant: Mutant) -> int:
-    base = RANK.get(mutant.mutator, _UNKNOWN)
-    if mutant.mutator == "swap-op" and _COMPARISON.search(mutant.summary):
-        return 0
-    return base
-
-
-def likeliest_per_line(mutants: Sequence[Mutant]) -> list[Mutant]:
-    """One mutant per (file, line): the lowest rank, the first generated among equals."""
-    best: dict[tuple[str, int], Mutant] = {}
-    for mutant in mutants:
-        key = (mutant.span.path, mutant.span.line)
-        if key not in best or rank(mutant) < rank(best[key]):
-            best[key] = mutant
-    return list(best.values())
+    Each line's mutants are shuffled with `seed`, then lines (in a seeded order) give one
+    mutant each per round: every line gets a mutant before any line gets two. The kept
+    mutants stay in their generated order.
+    """
+    if len(mutants) <= cap:
+        return list(mutants)
+    rng = random.Random(seed)
+    by_line: dict[tuple[str, int], list[int]] = {}
+    for index, mutant in enumerate(mutants):
+        by_line.setdefault((mutant.span.path, mutant.span.line), []).append(index)
+    queues = list(by_line.values())
+    for queue in queues:
+        rng.shuffle(queue)
+    rng.shuffle(queues)
+    kept: list[int] = []
+    while len(kept) < cap:
+        for queue in queues:
+            if queue and len(kept) < cap:
+                kept.append(queue.pop())
+    return [mutants[i] for i in sorted(kept)]
 
 
 def touches_change(mutant: Mutant, change: Change) -> bool:

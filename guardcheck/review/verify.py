@@ -8,16 +8,16 @@ from guardcheck import api
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.gitbase import Base, resolve_base
-from guardcheck.model import Mutant, MutantResult, Status
+from guardcheck.model import Mutant, MutantResult
 from guardcheck.options import RunOptions
-from guardcheck.review import audit, pinning, scope
+from guardcheck.review import audit, matrix, pinning, scope
 from guardcheck.review.diff import Change, Function, build_change, functions_of
 from guardcheck.review.findings import (
     FlaggedTest,
-    FunctionRow,
+    MatrixRow,
     ReviewReport,
+    Sample,
     StaleEntry,
-    Survivor,
 )
 from guardcheck.review.request import ReviewRequest
 
@@ -34,8 +34,10 @@ def review(request: ReviewRequest) -> ReviewReport:
     report.stale = stale
     sources = _source_files(options, change)
     operator = api.operator_mutants(options, sources, {p: change.lines[p] for p in sources})
-    if not request.all_mutants:
-        operator = scope.likeliest_per_line(operator)
+    if request.max_mutants is not None and len(operator) > request.max_mutants:
+        report.sample = Sample(len(operator), request.max_mutants, request.sample_seed)
+        operator = scope.sample(operator, request.max_mutants, request.sample_seed)
+        report.notes.append(report.sample.phrase())
     mutants = [m for m in catalogue if scope.touches_change(m, change)] + operator
     report.in_scope = [m.id for m in mutants]
 
@@ -47,7 +49,7 @@ def review(request: ReviewRequest) -> ReviewReport:
     test_ids = [t.nodeid() for t in tests]
 
     # Every test that might count: the killers, and the new or changed tests.
-    killers = sorted({k for r in results for k in r.killers})
+    killers = sorted({k for r in results for k in matrix.killing_tests(r)})
     audited = sorted(set(killers) | set(test_ids))
     roots = [measured.resolve(Path(s)) for s in measured.source]
     opened = audit.opened_sources(root, audited, roots, request.timeout)
@@ -57,8 +59,8 @@ def review(request: ReviewRequest) -> ReviewReport:
     report.source_reading = reading
     readers = {t.nodeid for t in reading}
 
-    _judge(report, results, readers, change)
-    report.vacuous = _vacuous(tests, results)
+    _judge(report, [matrix.row(r, readers, test_ids, change) for r in results], readers, change)
+    report.vacuous = _vacuous(tests, report.matrix)
     # Listed whether or not it gates: informational by default.
     report.unpinned = _unpinned(root, base, change, tests, request.timeout)
     if not mutants:
@@ -138,72 +140,21 @@ def _place(nodeid: str, root: Path) -> tuple[str, int]:
     return path, 1
 
 
-def _judge(
-    report: ReviewReport, results: list[MutantResult], readers: set[str], change: Change
-) -> None:
-    rows: dict[tuple[str, str], FunctionRow] = {}
-    for path in change.source_files():
-        for f in change.changed_functions(path):
-            rows[(path, f.qualname)] = FunctionRow(path, f.qualname, f.start, 0, 0, 0, ())
-    for result in results:
-        honest = [k for k in result.killers if not scope.names_any(readers, k)]
-        mutant = result.mutant
-        span = mutant.span
-        function = scope.function_at(change, span.path, span.line)
-        caught = bool(honest) or result.status is Status.TIMEOUT
-        reason = _survival(result, honest)
-        if caught:
-            report.caught += 1
-        else:
-            report.survivors.append(
-                Survivor(
-                    mutant.id,
-                    span.path,
-                    span.line,
-                    _mutated_line(mutant),
-                    reason,
-                    function.qualname if function else None,
-                )
-            )
-        report.mutants += 1
-        if function is not None:
-            key = (span.path, function.qualname)
-            row = rows.get(key) or FunctionRow(
-                span.path, function.qualname, function.start, 0, 0, 0, ()
-            )
-            rows[key] = FunctionRow(
-                row.path,
-                row.qualname,
-                row.line,
-                row.mutants + 1,
-                row.caught + caught,
-                row.survivors + (not caught),
-                tuple(sorted({*row.killers, *honest})),
-            )
-    report.functions = sorted(rows.values(), key=lambda r: (r.path, r.line))
+def _judge(report: ReviewReport, rows: list[MatrixRow], readers: set[str], change: Change) -> None:
+    report.matrix = rows
+    report.mutants = len(rows)
+    report.caught = sum(r.caught for r in rows)
+    report.survivors = [matrix.survivor(r) for r in rows if not r.caught]
+    report.functions = matrix.function_rows(rows, readers, change)
+    report.lines = matrix.changed_lines(rows, change)
 
 
-def _survival(result: MutantResult, honest: list[str]) -> str:
-    if result.killers and not honest:
-        return "caught only by source-reading tests: " + ", ".join(result.killers)
-    if result.status is Status.ERROR:
-        return f"no verdict: {result.reason}"
-    return result.reason
-
-
-def _mutated_line(mutant: Mutant) -> str:
-    change = mutant.changes[0]
-    lines = change.mutated.splitlines()
-    at = mutant.span.line - 1
-    return lines[at].strip() if 0 <= at < len(lines) else ""
-
-
-def _vacuous(tests: list[Function], results: list[MutantResult]) -> list[FlaggedTest]:
+def _vacuous(tests: list[Function], rows: list[MatrixRow]) -> list[FlaggedTest]:
     flagged = []
     for test in tests:
         test_id = test.nodeid()
-        runs = any(scope.names(test_id, r.covered_by) for r in results)
-        kills = any(scope.names(test_id, r.killers) for r in results)
+        runs = any(scope.names(test_id, r.ran_by) for r in rows)
+        kills = any(scope.names(test_id, r.killed_by) for r in rows)
         if runs and not kills:
             flagged.append(
                 FlaggedTest(

@@ -7,7 +7,7 @@ from support.review import PROJECTS, copy_tree
 from guardcheck.model import FileChange, Mutant, Where
 from guardcheck.review.audit import lint_flags
 from guardcheck.review.diff import Change, functions_of
-from guardcheck.review.scope import changed_tests, likeliest_per_line, rank
+from guardcheck.review.scope import changed_tests, sample
 
 SOURCE = """\
 import pytest
@@ -37,22 +37,30 @@ def mutant(line: int, mutator: str, summary: str) -> Mutant:
     )
 
 
-def test_a_comparison_swap_outranks_arithmetic_which_outranks_a_string():
-    comparison = mutant(3, "swap-op", "replace `<` with `<=`")
-    arithmetic = mutant(3, "swap-op", "replace `+` with `-`")
-    text = mutant(3, "string", 'replace `"a"` with `"XXaXX"`')
-    assert rank(comparison) < rank(arithmetic) < rank(text)
+def line_of_mutants(line: int, count: int) -> list[Mutant]:
+    return [mutant(line, "swap-op", f"mutation {i}") for i in range(count)]
 
 
-def test_one_mutant_per_line_keeps_the_likeliest():
-    kept = likeliest_per_line(
-        [
-            mutant(3, "string", "replace `'a'` with `'XXaXX'`"),
-            mutant(3, "number", "replace `1` with `2`"),
-            mutant(4, "string", "replace `'b'` with `'XXbXX'`"),
-        ]
-    )
-    assert [(m.span.line, m.mutator) for m in kept] == [(3, "number"), (4, "string")]
+def test_under_the_cap_every_mutant_of_every_line_is_kept():
+    """Regression: review ran one ranked mutant per line and missed the off-by-one beside it."""
+    mutants = line_of_mutants(3, 4) + line_of_mutants(7, 2)
+    assert sample(mutants, 6, seed=0) == mutants
+
+
+def test_a_capped_sample_reaches_every_line_before_any_line_gets_two():
+    mutants = line_of_mutants(3, 5) + line_of_mutants(4, 5) + line_of_mutants(9, 5)
+    kept = sample(mutants, 4, seed=1)
+    lines = [m.span.line for m in kept]
+    assert len(kept) == 4
+    assert sorted(set(lines)) == [3, 4, 9]
+    assert [m for m in mutants if m in kept] == kept  # generated order kept
+
+
+def test_the_sample_is_the_same_for_the_same_seed_and_moves_with_another():
+    mutants = line_of_mutants(3, 10) + line_of_mutants(5, 10)
+    assert sample(mutants, 5, seed=7) == sample(mutants, 5, seed=7)
+    draws = {tuple(m.summary for m in sample(mutants, 5, seed=s)) for s in range(5)}
+    assert len(draws) > 1
 
 
 def test_functions_span_their_decorators_and_nest_by_qualified_name():

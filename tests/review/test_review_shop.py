@@ -2,63 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 from support.git import git
 from support.refactor import edit
-from support.review import build_shop
+from support.review import Review, build_shop, review
 
 pytestmark = pytest.mark.slow
 
 SHIPPING = "tests/test_shipping.py"
-
-
-@dataclass
-class Review:
-    code: int
-    out: str
-    err: str
-    report: dict
-    markdown: str
-
-    def ids(self, key: str) -> list[str]:
-        return [item["nodeid"] for item in self.report[key]]
-
-
-def review(root: Path, *args: str, summary: Path | None = None) -> Review:
-    json_path, markdown_path = root.parent / "review.json", root.parent / "review.md"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "guardcheck",
-            "review",
-            "--json",
-            str(json_path),
-            "--markdown",
-            str(markdown_path),
-            *args,
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**_env(summary), "GITHUB_ACTIONS": "true"},
-    )
-    report = json.loads(json_path.read_text()) if json_path.is_file() else {}
-    markdown = markdown_path.read_text() if markdown_path.is_file() else ""
-    return Review(done.returncode, done.stdout, done.stderr, report, markdown)
-
-
-def _env(summary: Path | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
-    return env if summary is None else {**env, "GITHUB_STEP_SUMMARY": str(summary)}
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +20,12 @@ def uncommitted(tmp_path_factory: pytest.TempPathFactory) -> Review:
 
 
 def test_a_survivor_on_a_changed_line_is_reported_with_its_code(uncommitted):
-    survivors = {(s["path"], s["line"]): s for s in uncommitted.report["survivors"]}
-    assert survivors[("shop/pricing.py", 12)]["mutated"] == "if total >= 50:"
-    assert "::warning file=shop/pricing.py,line=12::survived" in uncommitted.out
+    on_line = {(s["path"], s["line"], s["mutated"]) for s in uncommitted.report["survivors"]}
+    assert ("shop/pricing.py", 12, "if total >= 50:") in on_line
+    assert (
+        "::warning file=shop/pricing.py,line=12,title=guardcheck review%3A survived::survived: "
+        "if total >= 50:"
+    ) in uncommitted.out
 
 
 def test_a_new_test_without_assertion_that_runs_the_code_is_vacuous(uncommitted):
