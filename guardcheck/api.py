@@ -37,6 +37,7 @@ from guardcheck.model import (
 from guardcheck.options import RunOptions, load_options
 from guardcheck.provenance import run_provenance
 from guardcheck.refactor.request import CHECKS as REFACTOR_CHECKS
+from guardcheck.refactor.request import DEFAULT_EQUIV_EXAMPLES as REFACTOR_EQUIV_EXAMPLES
 from guardcheck.refactor.request import INFORMATIONAL as REFACTOR_INFORMATIONAL
 from guardcheck.refactor.request import RefactorRequest
 from guardcheck.reports import FanOut, RunEvents
@@ -282,7 +283,9 @@ def _output_folder(options: RunOptions) -> OutputFolder:
 
 def _lab_options(options: RunOptions) -> RunOptions:
     """Tests run in a private copy: whatever they write, git included, stays there."""
-    return options.with_overrides(root=private_copy(options), output=options.output_dir)
+    return options.with_overrides(
+        root=private_copy(options), output=options.output_dir, origin=options.root
+    )
 
 
 def _shard_costs(options: RunOptions) -> dict[str, float] | None:
@@ -514,6 +517,7 @@ def refactor_report(report: RefactorReport, form: str) -> str:
 
 __all__ += [
     "REFACTOR_CHECKS",
+    "REFACTOR_EQUIV_EXAMPLES",
     "REFACTOR_INFORMATIONAL",
     "RefactorRequest",
     "refactor",

@@ -48,6 +48,7 @@ class HostConfig:
     baseline_timeout: float | None = None  # seconds per baseline run; None: no limit
     baseline_workers: int = 1  # run 1 (under coverage) split by test file over this many
     memory_limit_mb: int = 0  # RLIMIT_AS of mutant children; 0: none
+    origin: str = ""  # the user's project root, of which `root` is the private copy
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,8 @@ class Collected:
     # What ran at import and collection (its results outlive a code swap in a child);
     # None when the host could not watch (another profiler was installed).
     ran_before_tests: list[RanFunction] | None = field(default_factory=list)
+    # Project modules imported from the user's tree instead of the copy: `name (path)`.
+    foreign: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,9 @@ class RunOptions:
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N (guardcheck/shard/)
     shard_times: Path | None = None  # a JSON report whose test times balance the shards
     cache: bool = True  # reuse and store results under <output>/cache/ (guardcheck/cache/)
+    # Set by the API, never configured: the user's project root when `root` is the lab's
+    # private copy (the host checks no project module was imported from it).
+    origin: Path | None = None
 
     def resolve(self, path: Path) -> Path:
         return path if path.is_absolute() else self.root / path

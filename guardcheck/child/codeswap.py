@@ -157,6 +157,10 @@ def _activate_file(
         served[real] = tree
         applied.notes.append(f"{file.path}: not imported before the fork; served on import")
         return
+    # Imported already, but a test may execute the file again (`runpy.run_module`,
+    # `importlib.reload`, a `del sys.modules[...]` then import): that reads the mutant,
+    # as the file written by hand would. Its unmarked text is no evidence by itself.
+    served[real] = file.mutated
     for swap in file.swaps:
         original = marshal.loads(base64.b64decode(swap.original))
         targets = [f for f in live.find(real, swap.qualname) if f.__code__ == original]

@@ -45,6 +45,7 @@ from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, 
 from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
+from guardcheck.child.origins import foreign_modules
 from guardcheck.child.procs import (
     children_of,
     describe_exit,
@@ -55,7 +56,7 @@ from guardcheck.child.procs import (
     set_subreaper,
 )
 from guardcheck.child.properties import stop_at_first_failure
-from guardcheck.model import TestResult
+from guardcheck.model import TestOutcome, TestResult
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
 _MAX_LOG = 64_000
@@ -158,6 +159,8 @@ class Host:
         self.parent_pid = settings.parent
         self.scratch = Path(settings.scratch)
         self.source = settings.source
+        self.root = settings.root
+        self.origin = settings.origin
         self.baseline_runs = settings.baseline_runs
         self.baseline_timeout = settings.baseline_timeout
         self.memory_limit_mb = settings.memory_limit_mb
@@ -200,6 +203,7 @@ class Host:
                 rootdir=str(self.config.rootpath),
                 inifile=str(self.config.inipath) if self.config.inipath else None,
                 ran_before_tests=self.ran_before_tests,
+                foreign=foreign_modules(self.origin, self.root, self.source),
             )
         )
         self._prepare()
@@ -364,14 +368,22 @@ class Host:
             self.send(messages.ActivationFailed(message.key, error, _trace()))
             return
         try:
-            main = self._mutant_main(message, seen, applied.notes)
+            reexecuted = applied.finder.executed if applied.finder is not None else []
+            main = self._mutant_main(message, seen, applied.notes, reexecuted)
             self._fork(message.key, main, message.timeout)
         finally:
             applied.undo()
 
     def _mutant_main(
-        self, message: messages.RunMutant, seen: set[str], notes: list[str]
+        self,
+        message: messages.RunMutant,
+        seen: set[str],
+        notes: list[str],
+        reexecuted: list[str],
     ) -> Callable[[int, Child], None]:
+        """`reexecuted`: mutated files a test executed again from the served text (runpy,
+        reload). Their code carries no markers, so that only counts as evidence for a
+        failing test, whose kill the control run then confirms without the mutant."""
         def main(out: int, child: Child) -> None:
             timing = {"child": time.perf_counter()}
             limit_address_space(self.memory_limit_mb)
@@ -384,6 +396,7 @@ class Host:
             bail = not message.matrix
             hold = frozenset(message.hold)  # named killers: each must run, and fail
             announce = _announcer(out)
+            failed_after_reexecution: set[str] = set()
 
             def before(item: pytest.Item) -> None:
                 announce(item)
@@ -392,6 +405,9 @@ class Host:
             def after(result: TestResult) -> None:
                 # Each result as it comes: a timeout later on must not discard a kill.
                 evidence = bool(seen) or follower.has_evidence()
+                if result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) and reexecuted:
+                    evidence = True
+                    failed_after_reexecution.update(reexecuted)
                 messages.send(out, messages.TestFinished(result, evidence))
 
             results = run_items(
@@ -406,7 +422,11 @@ class Host:
             timing["tested"] = time.perf_counter()
             report = messages.ChildReport(
                 tests=results,
-                evidence=[*sorted(seen), *follower.evidence()],
+                evidence=[
+                    *sorted(seen),
+                    *follower.evidence(),
+                    *(f"re-executed {p}" for p in sorted(failed_after_reexecution)),
+                ],
                 log=self._log(notes),
                 timing=timing,
                 unfollowed=follower.unfollowed(),

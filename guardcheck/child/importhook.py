@@ -1,8 +1,16 @@
 """A meta path finder that serves chosen modules from memory instead of from disk.
 
-Used by the fresh-interpreter path (module-level mutations) and by forked
-children whose target module was not imported by the host before the fork.
-Nothing is written to disk: no source file, no .pyc.
+Used by the fresh-interpreter path (module-level mutations), by forked
+children whose target module was not imported by the host before the fork,
+and by the processes tests start (child/follow.py). Nothing is written to
+disk: no source file, no .pyc.
+
+The loader it hands out is a complete file loader for the module's real
+path (`SourceFileLoader`): only the module's own source differs. So
+`importlib.resources.files(pkg)` and `pkgutil.get_data` read the package's
+real data files, `runpy.run_module` and `python -m pkg.cli` get the mutated
+code from `get_code`, and `get_source`/`linecache` show the mutated text, as
+they would with the mutant written into the file.
 """
 
 from __future__ import annotations
@@ -11,9 +19,10 @@ import importlib.abc
 import linecache
 import os
 import sys
+import tokenize
 import types
 from collections.abc import Callable, Sequence
-from importlib.machinery import ModuleSpec
+from importlib.machinery import ModuleSpec, SourceFileLoader
 
 
 def cache_source(filename: str, source: str) -> None:
@@ -22,7 +31,62 @@ def cache_source(filename: str, source: str) -> None:
     linecache.cache[filename] = (len(source), None, lines, filename)
 
 
-class ServedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class ServedLoader(SourceFileLoader):
+    """The real file's loader, but its source and code are the mutant's."""
+
+    def __init__(
+        self, fullname: str, path: str, served: types.CodeType | str, owner: ServedModules
+    ):
+        super().__init__(fullname, path)
+        self._served = served
+        self._real = os.path.realpath(path)
+        self._owner = owner
+
+    def get_data(self, path: str) -> bytes:
+        if os.path.realpath(path) == self._real and isinstance(self._served, str):
+            return _encoded(self._served, self._real)
+        return super().get_data(path)  # package data, other files: the real ones
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        # Asked for the code to run it: by exec_module (an import) or by runpy (`-m`).
+        self._owner.ran(self._real)
+        if not isinstance(self._served, str):
+            return self._served
+        # A mutated file keeps its UTF-8 BOM; the compiler does not take it in a str.
+        text = self._served.removeprefix("\ufeff")
+        return compile(text, self.path, "exec", dont_inherit=True)
+
+    def get_source(self, fullname: str) -> str | None:
+        if isinstance(self._served, str):
+            return self._served
+        # A served code object's text is what the caller put in linecache, if anything.
+        entry = linecache.cache.get(self.path)
+        if entry is not None and entry[1] is None:
+            return "".join(entry[2])
+        return super().get_source(fullname)
+
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+        return None  # never cache the mutant's bytecode
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if isinstance(self._served, str):
+            cache_source(self.path, self._served)
+        super().exec_module(module)
+
+
+def _encoded(text: str, real: str) -> bytes:
+    """The mutated text in the file's own encoding (its coding cookie, else UTF-8)."""
+    try:
+        with open(real, "rb") as handle:
+            encoding, _ = tokenize.detect_encoding(handle.readline)
+    except (OSError, SyntaxError):
+        encoding = "utf-8"
+    if encoding == "utf-8-sig":
+        return text.removeprefix("\ufeff").encode("utf-8-sig")
+    return text.encode(encoding)
+
+
+class ServedModules(importlib.abc.MetaPathFinder):
     """Serves `modules` (real path -> code object or source text) to any import of them."""
 
     def __init__(
@@ -32,7 +96,6 @@ class ServedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     ) -> None:
         self._modules = modules
         self.on_exec = on_exec  # settable: a forked worker reports to a file instead
-        self._names: dict[str, str] = {}  # module name -> real path
         self._searching = False
         self.executed: list[str] = []  # real paths whose served code ran
 
@@ -59,32 +122,14 @@ class ServedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 if spec is None:
                     continue
                 real = os.path.realpath(spec.origin) if spec.origin else None
-                if real in self._modules:
-                    spec.loader = self
-                    self._names[fullname] = real
+                if real is not None and real in self._modules and spec.origin is not None:
+                    spec.loader = ServedLoader(fullname, spec.origin, self._modules[real], self)
                 return spec
             return None
         finally:
             self._searching = False
 
-    def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
-        return None  # the default module object
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        real = self._names[module.__name__]
-        origin = module.__spec__.origin if module.__spec__ else real
-        served = self._modules[real]
-        if isinstance(served, str):
-            cache_source(origin, served)
-            # A mutated file keeps its UTF-8 BOM; the compiler does not take it in a str.
-            code = compile(served.removeprefix("\ufeff"), origin, "exec", dont_inherit=True)
-        else:
-            code = served
+    def ran(self, real: str) -> None:
         self.executed.append(real)
         if self.on_exec is not None:
             self.on_exec(real)
-        exec(code, module.__dict__)
-
-    def get_source(self, fullname: str) -> str | None:
-        served = self._modules.get(self._names.get(fullname, ""))
-        return served if isinstance(served, str) else None

@@ -27,6 +27,7 @@ from guardcheck.child.procs import unlink_own_semaphores
 from guardcheck.model import TestOutcome, TestResult
 
 _PHASE_ERROR = ("setup", "teardown")
+_replaced: list[object] = []  # capture objects a child took over from (see use_capture)
 _MAX_SECTION = 4000  # characters of captured output kept per section in the log
 
 
@@ -156,6 +157,10 @@ def use_capture(config: pytest.Config, capture: MultiCapture[str] | None) -> Non
     if capture is None or not isinstance(capman, CaptureManager):
         return
     capture.readouterr()  # reading also truncates
+    # The host's own capture stays referenced: dropped, its files (/dev/null and the
+    # temporary files) would be collected unclosed during a test, and the
+    # ResourceWarning fails it under `filterwarnings = error`.
+    _replaced.append(capman._global_capturing)
     capman._global_capturing = capture
 
 

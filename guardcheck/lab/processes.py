@@ -33,6 +33,7 @@ from guardcheck.child.procs import (
 )
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.importroots import import_roots, with_roots_first
 from guardcheck.lab.projectcopy import pycache_dir
 from guardcheck.lab.verdict import unfollowed_error
 from guardcheck.model import ChildOutcome, TestOutcome
@@ -43,8 +44,9 @@ from guardcheck.options import RunOptions
 _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 
 
-def _env(settings: RunOptions, extra: dict[str, str]) -> dict[str, str]:
-    """The children's environment: no git redirects, no .pyc next to any source.
+def _env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str]) -> dict[str, str]:
+    """The children's environment: no git redirects, no .pyc next to any source, and
+    the copy's import roots first on PYTHONPATH (lab/importroots.py).
 
     The host and fresh runs keep the project's bytecode in our output folder
     instead, once pytest has started (child/bytecode.py).
@@ -52,6 +54,7 @@ def _env(settings: RunOptions, extra: dict[str, str]) -> dict[str, str]:
     inherited = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
     return {
         **inherited,
+        **with_roots_first(roots, inherited),
         "PYTHONDONTWRITEBYTECODE": "1",
         messages.PYCACHE_ENV: str(pycache_dir(settings)),
         **extra,
@@ -127,13 +130,14 @@ def _launch(
     log_path: Path,
     extra_env: dict[str, str],
     theirs: socket.socket,
+    roots: Sequence[str],
 ) -> subprocess.Popen[bytes]:
     """`command` in the project root, in its own session, with `theirs` (then closed here)."""
     with open(log_path, "ab") as log:
         process = subprocess.Popen(
             command,
             cwd=settings.root,
-            env=_env(settings, extra_env),
+            env=_env(settings, extra_env, roots),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -164,6 +168,7 @@ class HostProcess:
     ) -> None:
         ours, theirs = socket.socketpair()
         self.log = scratch / "host.log"
+        self.roots = import_roots(source)
         config = messages.HostConfig(
             fd=theirs.fileno(),
             parent=os.getpid(),
@@ -175,6 +180,7 @@ class HostProcess:
             baseline_timeout=settings.baseline_timeout,
             baseline_workers=max(1, settings.jobs or os.cpu_count() or 1),
             memory_limit_mb=settings.memory_limit_mb,
+            origin=str(settings.origin or ""),
         )
         command = [
             sys.executable,
@@ -190,7 +196,7 @@ class HostProcess:
             f"--basetemp={scratch / 'basetemp'}",
         ]
         env = {messages.HOST_ENV: json.dumps(dataclasses.asdict(config))}
-        self.process = _launch(command, settings, self.log, env, theirs)
+        self.process = _launch(command, settings, self.log, env, theirs, self.roots)
         ours.setblocking(False)
         self.socket = ours
         self._buffer = messages.LineBuffer()
@@ -269,6 +275,7 @@ class FreshProcess:
         timeout: float,
         hold: Sequence[str] = (),
         zygote: Zygote | None = None,
+        roots: Sequence[str] = (),
     ) -> None:
         self.folder = folder
         folder.mkdir()
@@ -280,7 +287,7 @@ class FreshProcess:
             spec = messages.FreshSpec(files, list(tests), matrix, str(results), list(hold))
             path = folder / f"{name}.spec.json"
             path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
-            return _env(settings, {messages.FRESH_ENV: str(path)}), results
+            return _env(settings, {messages.FRESH_ENV: str(path)}, roots), results
 
         slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
@@ -393,12 +400,12 @@ class Zygote:
 
     ANSWER_TIMEOUT = 30.0  # seconds: the first answer waits for its imports
 
-    def __init__(self, settings: RunOptions, scratch: Path) -> None:
+    def __init__(self, settings: RunOptions, scratch: Path, roots: Sequence[str] = ()) -> None:
         ours, theirs = socket.socketpair()
         self.log = scratch / "zygote.log"
         command = [sys.executable, "-m", "guardcheck.child.zygote"]
         env = {messages.ZYGOTE_ENV: str(theirs.fileno())}
-        self.process = _launch(command, settings, self.log, env, theirs)
+        self.process = _launch(command, settings, self.log, env, theirs, roots)
         ours.settimeout(self.ANSWER_TIMEOUT)
         self.socket: socket.socket | None = ours
 

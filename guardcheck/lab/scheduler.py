@@ -171,6 +171,7 @@ class Scheduler:
             matrix=matrix,
             hold=plan.must_run,
             zygote=self.zygote,
+            roots=self.host.roots,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),

@@ -138,6 +138,8 @@ class LabSession:
             errors = "\n".join(f"  {e}" for e in message.errors)
             raise BaselineFailed(f"pytest could not collect the tests:\n{errors}")
         assert isinstance(message, messages.Collected)
+        if message.foreign:
+            raise BaselineFailed(_foreign_message(message.foreign, self.options))
         if not message.tests:
             where = " ".join(self.options.tests) or "pytest's testpaths"
             raise BaselineFailed(
@@ -155,7 +157,7 @@ class LabSession:
         fresh = any(a.mode is ExecutionPath.FRESH for a in viable)
         if fresh and not os.environ.get(NO_ZYGOTE):
             # Its imports overlap the baseline; fresh runs fork from it instead of starting.
-            self.zygote = Zygote(self.options, self.scratch)
+            self.zygote = Zygote(self.options, self.scratch, self.host.roots)
         return tuple(paths)
 
     def run(self, events: LabEvents, restorer: Restorer | None = None) -> RunReport:
@@ -299,6 +301,20 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _foreign_message(foreign: Sequence[str], options: RunOptions) -> str:
+    listed = "\n".join(f"  {m}" for m in foreign[:10])
+    more = f"\n  ... and {len(foreign) - 10} more" if len(foreign) > 10 else ""
+    return (
+        "the tests imported project modules from your working tree instead of guardcheck's "
+        f"private copy ({options.display(options.root)}), so no mutant would run in them:\n"
+        f"{listed}{more}\n"
+        "  fix: list the folder that holds these packages in [tool.guardcheck] source "
+        "(e.g. source = [\"src/pkg\"]); guardcheck puts its import root first on "
+        "PYTHONPATH. Code that inserts absolute paths into sys.path must derive them "
+        "from __file__ or the working directory"
+    )
 
 
 def _classify(mutant: Mutant, options: RunOptions) -> Activation | str:

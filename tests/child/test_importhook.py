@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import importlib
 import linecache
+import pkgutil
+import runpy
 import sys
 from collections.abc import Iterator
+from importlib.machinery import SourceFileLoader
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
@@ -69,8 +73,8 @@ def test_a_code_object_can_be_served_and_other_modules_import_from_disk(package)
     assert other.VALUE == 1  # not ours: left to the normal finders
     assert calc.add(2, 3) == 6
     assert served.executed == [real]
-    assert served.get_source("servedpkg.calc") is None  # a code object has no text
-    assert served.get_source("servedpkg.other") is None
+    assert isinstance(other.__loader__, SourceFileLoader)  # the path finder's own
+    assert calc.__loader__.get_source("servedpkg.calc") == ORIGINAL  # no text given: the file
 
 
 def test_a_module_nobody_imports_is_never_recorded_as_executed(package):
@@ -78,3 +82,40 @@ def test_a_module_nobody_imports_is_never_recorded_as_executed(package):
     served.install()
     importlib.import_module("servedpkg.other")
     assert served.executed == []
+
+
+def test_a_served_package_keeps_its_data_files(package):
+    """Issue 22 case 3: the served loader had no resource reader or get_data, so
+    `importlib.resources` failed and `pkgutil.get_data` returned None under a mutant of
+    `pkg/__init__.py`; by hand both read the package's real data file."""
+    (package / "data.txt").write_text("hello\n")
+    init = str((package / "__init__.py").resolve())
+    ServedModules({init: "UNUSED = 2\n"}).install()
+    pkg = importlib.import_module("servedpkg")
+    assert pkg.UNUSED == 2
+    assert files("servedpkg").joinpath("data.txt").read_text() == "hello\n"
+    assert pkgutil.get_data("servedpkg", "data.txt") == b"hello\n"
+    assert pkg.__loader__.is_package("servedpkg")
+
+
+def test_run_module_executes_the_served_text_as_main(package):
+    """Issue 22 case 4: `runpy.run_module` (what `python -m pkg.mod` does) raised
+    "'ServedModules' object has no attribute 'get_code'"."""
+    (package / "cli.py").write_text("RESULT = 'original'\n")
+    real = str((package / "cli.py").resolve())
+    ServedModules({real: "RESULT = __name__ + ' mutated'\n"}).install()
+    namespace = runpy.run_module("servedpkg.cli", run_name="__main__")
+    assert namespace["RESULT"] == "__main__ mutated"
+
+
+def test_the_served_source_bytes_keep_the_files_encoding(package):
+    """A file with a latin-1 coding cookie: `get_data` of the source path returns the
+    mutated text in that encoding, as the file written by hand would hold it."""
+    header = "# -*- coding: latin-1 -*-\n"
+    (package / "calc.py").write_bytes((header + "NAME = 'caf\xe9'\n").encode("latin-1"))
+    real = str((package / "calc.py").resolve())
+    ServedModules({real: header + "NAME = 'th\xe9'\n"}).install()
+    calc = importlib.import_module("servedpkg.calc")
+    assert calc.NAME == "th\xe9"
+    raw = calc.__loader__.get_data(real)
+    assert raw == (header + "NAME = 'th\xe9'\n").encode("latin-1")
