@@ -1,9 +1,14 @@
 """The arguments of the two functions: their domains, strategies and boundary pools.
 
-Inputs come from OLD's type annotations. Each argument gets a Hypothesis
+Inputs come from OLD's type annotations (an unannotated argument with a
+default of a plain type takes that type). Each argument gets a Hypothesis
 strategy (`from_type`), a finite domain when it has one (bool, Enum, Literal,
-Optional of those, int under `--bound`), and a pool of boundary values. When the
-two signatures differ the caller must bridge them with `--strategy`.
+Optional of those, int under `--bound`), and a pool of boundary values. An
+argument with a default in OLD is also *omitted* (the value `OMITTED`), so a
+changed default is a disagreement: the tiers call with each defaulted argument
+left out alone and all of them left out together, as well as passed. When the
+two signatures differ (other than in their default values) the caller must
+bridge them with `--strategy`.
 """
 
 from __future__ import annotations
@@ -26,6 +31,30 @@ from guardcheck.equiv.revision import strip_alias
 from guardcheck.errors import GuardcheckError
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), enum.Enum, tuple, frozenset)
+_PLAIN_DEFAULTS = (bool, int, float, str, bytes)  # an unannotated default of these types gives it
+_LONGEST_DEFAULT = 60  # characters of a default's repr shown in the signature line
+
+
+class _Omitted:
+    """The value of an argument the call leaves out (its default applies)."""
+
+    def __repr__(self) -> str:
+        return "<omitted>"
+
+    def __copy__(self) -> _Omitted:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Omitted:
+        return self
+
+
+OMITTED = _Omitted()
+
+
+def passed(kwargs: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The arguments a call passes, and the names it leaves out."""
+    given = {k: v for k, v in kwargs.items() if v is not OMITTED}
+    return given, tuple(k for k, v in kwargs.items() if v is OMITTED)
 
 
 @dataclass(frozen=True)
@@ -34,8 +63,25 @@ class Argument:
     positional_only: bool
     annotation: Any
     strategy: st.SearchStrategy[Any]
-    finite: tuple[Any, ...] | None  # the whole domain, simplest first
+    finite: tuple[Any, ...] | None  # the whole domain of passed values, simplest first
     boundary: tuple[Any, ...]  # boundary pool (the domain itself when finite)
+    omittable: bool = False  # OLD has a default for it: calls also leave it out
+
+    @property
+    def domain(self) -> tuple[Any, ...] | None:
+        """Every value of the argument, leaving it out included."""
+        if self.finite is None:
+            return None
+        return (*self.finite, OMITTED) if self.omittable else self.finite
+
+    def with_omission(self, values: Sequence[Any]) -> list[Any]:
+        """A pool of passed values, plus leaving the argument out when it may be."""
+        return [*values, OMITTED] if self.omittable else list(values)
+
+    @property
+    def draws(self) -> st.SearchStrategy[Any]:
+        """A passed value first (what Hypothesis shrinks towards), else left out."""
+        return st.one_of(self.strategy, st.just(OMITTED)) if self.omittable else self.strategy
 
 
 def annotation_text(annotation: Any) -> str:
@@ -68,12 +114,38 @@ def parameters(function: Callable[..., Any], what: str) -> list[inspect.Paramete
     ]
 
 
-def signature_text(params: Sequence[inspect.Parameter]) -> str:
+def default_text(value: Any) -> str:
+    """A default as it would be written (a dataclass field's factory as `list()`)."""
+    shown = strip_alias(repr(value))
+    if len(shown) > _LONGEST_DEFAULT:
+        shown = shown[: _LONGEST_DEFAULT - 3] + "..."
+    return shown
+
+
+def signature_text(params: Sequence[inspect.Parameter], defaults: bool = True) -> str:
+    """`(text: str, *, sep: str = '-')`; without `defaults`, only names and annotations.
+
+    The shape without defaults is what two signatures must share for the same
+    generated inputs (passed by keyword) to fit both; defaults are compared by
+    calling, and a default NEW lacks is a call NEW refuses.
+    """
     shown = []
+    previous = None
     for p in params:
+        if (
+            defaults
+            and p.kind is p.KEYWORD_ONLY
+            and previous not in (p.VAR_POSITIONAL, p.KEYWORD_ONLY)
+        ):
+            shown.append("*")
+        if defaults and previous is p.POSITIONAL_ONLY and p.kind is not p.POSITIONAL_ONLY:
+            shown.append("/")
+        previous = p.kind
         star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
-        default = "=..." if p.default is not p.empty else ""
+        default = f" = {default_text(p.default)}" if defaults and p.default is not p.empty else ""
         shown.append(f"{star}{p.name}: {annotation_text(p.annotation)}{default}")
+    if defaults and previous is inspect.Parameter.POSITIONAL_ONLY:
+        shown.append("/")
     return "(" + ", ".join(shown) + ")"
 
 
@@ -122,9 +194,15 @@ def _boundary(
 def arguments(
     params: Sequence[inspect.Parameter], constants: set[Any], bound: int | None, what: str
 ) -> list[Argument]:
-    """Every parameter to generate: annotated ones; defaulted unannotated ones keep the default."""
+    """Every parameter to generate; a defaulted one is also left out (see `Argument.draws`).
+
+    An unannotated parameter takes the type of its default when that is a plain
+    value (`sep='-'` is a str); with another default it is always left out.
+    """
     built = []
     for p in params:
+        if p.annotation is p.empty and type(p.default) in _PLAIN_DEFAULTS:
+            p = p.replace(annotation=type(p.default))
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             if p.annotation is p.empty:
                 continue  # *args / **kwargs: called without extra arguments
@@ -151,6 +229,7 @@ def arguments(
                 else _strategy(p.annotation, bound),
                 finite=finite,
                 boundary=_boundary(p.annotation, finite, constants, bound),
+                omittable=p.default is not p.empty,
             )
         )
     return built

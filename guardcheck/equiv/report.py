@@ -31,14 +31,27 @@ def evidence(report: FunctionReport) -> str:
     return shown
 
 
-def _call(name: str, kwargs: dict[str, Any]) -> str:
-    return f"{name}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
+def _call(name: str, found: Disagreement) -> str:
+    """`f(x=1)`, or `called without `sep`: f(x=1)` when defaulted arguments were left out."""
+    call = f"{name}({', '.join(f'{k}={v!r}' for k, v in found.kwargs.items())})"
+    if not found.omitted:
+        return call
+    return f"called without {', '.join(f'`{n}`' for n in found.omitted)}: {call}"
+
+
+def signature_lines(old: str, new: str) -> list[str]:
+    """OLD's signature with its real defaults, and NEW's when it differs (in its defaults)."""
+    lines = [f"signature {old}"]
+    if new and new != old:
+        lines.append(f"NEW signature {new}")
+    return lines
 
 
 def function_text(report: FunctionReport) -> str:
     result = report.result
     name = report.old.split(":", 1)[1].split("@", 1)[0]
-    lines = [f"OLD {report.old}", f"NEW {report.new}", f"signature {report.signature}"]
+    lines = [f"OLD {report.old}", f"NEW {report.new}"]
+    lines += signature_lines(report.signature, report.new_signature)
     if not result.disagreements:
         lines.append(f"no disagreement in {_n(result.total)} inputs ({evidence(report)})")
         return "\n".join(lines)
@@ -49,7 +62,7 @@ def function_text(report: FunctionReport) -> str:
         how = "shrunk by Hypothesis" if found.shrunk else "not shrunk"
         lines += [
             f"  [{index}] found by {found.tier}, {how}:",
-            f"      {_call(name, found.kwargs)}",
+            f"      {_call(name, found)}",
             f"      OLD {found.old.shown}",
             f"      NEW {found.new.shown}",
         ]
@@ -83,6 +96,7 @@ def _disagreement(found: Disagreement) -> dict[str, Any]:
         "tier": found.tier,
         "shrunk": found.shrunk,
         "input": {k: repr(v) for k, v in found.kwargs.items()},
+        "omitted": list(found.omitted),
         "old": _outcome(found.old),
         "new": _outcome(found.new),
     }
@@ -96,6 +110,7 @@ def function_json(report: FunctionReport) -> dict[str, Any]:
         "old": report.old,
         "new": report.new,
         "signature": report.signature,
+        "new_signature": report.new_signature or report.signature,
         "equal": not result.disagreements,
         "inputs": result.total,
         "tiers": {tier: result.counts[tier] for tier in TIERS},

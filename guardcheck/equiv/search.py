@@ -1,7 +1,11 @@
 """Differential search over inputs, tier by tier, then Hypothesis shrinking.
 
 (a) exhaustive: every argument has a small finite domain and the product fits
-    in the budget: all of it, and the answer is complete;
+    in the budget: all of it, and the answer is complete (leaving each
+    defaulted argument out is part of its domain);
+(-) defaults: when arguments have defaults, a few inputs are each called
+    with every defaulted argument left out alone, all of them left out, and
+    all passed, so a changed default is met whatever the budget;
 (b) boundary: products of each argument's boundary pool (constants from the
     code and their neighbours), all of them or a sample of a quarter of the budget;
 (c) hypothesis: the rest of the budget. Hypothesis' cost is per drawn value
@@ -32,23 +36,32 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException, NoSuchExample
 
 from guardcheck.equiv.compare import Outcome, agree, call
-from guardcheck.equiv.inputs import Argument
+from guardcheck.equiv.inputs import OMITTED, Argument, passed
 from guardcheck.errors import GuardcheckError
 
-TIERS = ("exhaustive", "boundary", "hypothesis", "crosshair")
+TIERS = ("exhaustive", "defaults", "boundary", "hypothesis", "crosshair")
 POOL_SIZE = 8  # values Hypothesis draws per argument per example
 COMBINATIONS = 256  # trials per Hypothesis example in tier (c)
 DICT_BATCH = 64  # kwargs dicts per Hypothesis example with --strategy (larger overflows its buffer)
 SHRINK_EXAMPLES = (1000, 3000)  # plain strategies, then ones holding the found value
+DEFAULT_BASES = 8  # inputs whose defaulted arguments are each left out in the defaults tier
 
 
 @dataclass(frozen=True)
 class Disagreement:
     tier: str
-    kwargs: dict[str, Any]
+    kwargs: dict[str, Any]  # the arguments passed
     old: Outcome
     new: Outcome
     shrunk: bool
+    omitted: tuple[str, ...] = ()  # defaulted arguments left out of the call
+
+    @classmethod
+    def of(
+        cls, tier: str, kwargs: dict[str, Any], old: Outcome, new: Outcome, shrunk: bool
+    ) -> Disagreement:
+        given, omitted = passed(kwargs)
+        return cls(tier, given, old, new, shrunk, omitted)
 
 
 @dataclass
@@ -94,8 +107,10 @@ class Differ:
         translate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         assume: Callable[..., Any] | None = None,
         copy_inputs: bool = False,
+        defaults: dict[str, Any] | None = None,
     ) -> None:
         self.old = old
+        self.defaults = defaults or {}  # OLD's, what --assume sees for a left-out argument
         self.new = new
         self.translate = translate
         self.assume = assume
@@ -106,14 +121,16 @@ class Differ:
     def allowed(self, kwargs: dict[str, Any]) -> bool:
         if self.assume is None:
             return True
+        given, _ = passed(kwargs)
         try:
-            return bool(self.assume(**kwargs))
+            return bool(self.assume(**{**self.defaults, **given}))
         except Exception as exc:
             raise GuardcheckError(
                 f"--assume raised {type(exc).__name__}: {exc} on {kwargs!r}"
             ) from None
 
     def outcomes(self, kwargs: dict[str, Any]) -> tuple[Outcome, Outcome]:
+        kwargs, _ = passed(kwargs)
         mine = copy.deepcopy(kwargs) if self.copy_inputs else kwargs
         theirs = copy.deepcopy(kwargs) if self.copy_inputs else kwargs
         if self.translate is not None:
@@ -150,7 +167,7 @@ def _run_given(test: Callable[..., None]) -> None:
 
 
 def _exhaustive(differ: Differ, args: Sequence[Argument], names: list[str]) -> None:
-    for i, combo in enumerate(itertools.product(*(a.finite or () for a in args))):
+    for i, combo in enumerate(itertools.product(*(a.domain or () for a in args))):
         differ.trial(dict(zip(names, combo, strict=True)), "exhaustive")
         if differ.found and i % 4096 == 4095:
             return
@@ -161,6 +178,27 @@ def _simplest(strategy: st.SearchStrategy[Any]) -> list[Any]:
         return [find(strategy, lambda _: True, settings=settings(**QUIET, max_examples=20))]
     except (NoSuchExample, HypothesisException):
         return []
+
+
+def _defaults(
+    differ: Differ, args: Sequence[Argument], pools: list[list[Any]], rng: random.Random
+) -> None:
+    """Each defaulted argument left out alone, all of them together, and none, on a few inputs.
+
+    The first input is the simplest of every pool; the rest are drawn from the pools.
+    """
+    left_out = [i for i, a in enumerate(args) if a.omittable]
+    if not left_out:
+        return
+    variants = [[i] for i in left_out] + ([left_out] if len(left_out) > 1 else []) + [[]]
+    names = [a.name for a in args]
+    values = [[v for v in pool if v is not OMITTED] or [OMITTED] for pool in pools]
+    bases = [[pool[0] for pool in values]]
+    bases += [[rng.choice(pool) for pool in values] for _ in range(DEFAULT_BASES - 1)]
+    for base in bases:
+        for omitted in variants:
+            combo = [OMITTED if i in omitted else v for i, v in enumerate(base)]
+            differ.trial(dict(zip(names, combo, strict=True)), "defaults")
 
 
 def _boundary(
@@ -186,7 +224,7 @@ def _hypothesis_pools(
     budget: int,
     options: SearchOptions,
 ) -> None:
-    draws = st.tuples(*(st.lists(a.strategy, min_size=POOL_SIZE, max_size=POOL_SIZE) for a in args))
+    draws = st.tuples(*(st.lists(a.draws, min_size=POOL_SIZE, max_size=POOL_SIZE) for a in args))
 
     @seed(options.seed)
     @settings(
@@ -266,8 +304,8 @@ def _near(argument: Argument, value: Any) -> st.SearchStrategy[Any]:
     simpler pool values in front of them.
     """
     if not argument.boundary:
-        return st.one_of(argument.strategy, st.just(value))
-    pool = list(argument.boundary)
+        return st.one_of(argument.draws, st.just(value))
+    pool = argument.with_omission(argument.boundary)
     return st.sampled_from(pool + [value] * len(pool))
 
 
@@ -288,6 +326,20 @@ def _smallest(
     return None
 
 
+def _needed_omissions(
+    differ: Differ, key: tuple[str, str], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """Pass OLD's default for each left-out argument whose omission the disagreement does
+    not need, so `called without` names only the defaults that make the difference."""
+    disagrees = differ.disagrees_like(key)
+    for name, value in kwargs.items():
+        if value is OMITTED and name in differ.defaults:
+            spelled = {**kwargs, name: differ.defaults[name]}
+            if disagrees(spelled):
+                kwargs = spelled
+    return kwargs
+
+
 def _shrink(
     differ: Differ,
     args: Sequence[Argument] | None,
@@ -303,7 +355,7 @@ def _shrink(
     for key, (tier, kwargs, old, new) in differ.found.items():
         if args is not None:
             starts = [
-                st.fixed_dictionaries({a.name: a.strategy for a in args}),
+                st.fixed_dictionaries({a.name: a.draws for a in args}),
                 st.fixed_dictionaries({a.name: _near(a, kwargs[a.name]) for a in args}),
             ]
         else:
@@ -311,10 +363,11 @@ def _shrink(
             starts = [strategy, st.one_of(strategy, st.just(kwargs))]
         smallest = _smallest(differ, key, starts)
         if smallest is None:
-            shrunk.append(Disagreement(tier, kwargs, old, new, shrunk=False))
+            shrunk.append(Disagreement.of(tier, kwargs, old, new, shrunk=False))
             continue
+        smallest = _needed_omissions(differ, key, smallest)
         small_old, small_new = differ.outcomes(smallest)
-        shrunk.append(Disagreement(tier, smallest, small_old, small_new, shrunk=True))
+        shrunk.append(Disagreement.of(tier, smallest, small_old, small_new, shrunk=True))
     return shrunk
 
 
@@ -330,20 +383,22 @@ def search(
     rng = random.Random(options.seed)
     if args is not None:
         names = [a.name for a in args]
-        domain = math.prod(len(a.finite) for a in args if a.finite is not None)
-        if all(a.finite is not None for a in args) and domain <= budget:
+        domain = math.prod(len(a.domain or ()) for a in args)
+        if all(a.domain is not None for a in args) and domain <= budget:
             _exhaustive(differ, args, names)
             result.complete = not differ.found
         else:
-            pools = [list(a.boundary) or _simplest(a.strategy) for a in args]
-            _boundary(differ, pools, names, budget // 4, rng)
+            pools = [a.with_omission(a.boundary or _simplest(a.strategy)) for a in args]
+            _defaults(differ, args, pools, rng)
+            if not differ.found:
+                _boundary(differ, pools, names, budget // 4 - result.total, rng)
             left = budget - result.total - result.rejected
             if not differ.found and left > 0:
                 if options.backend == "crosshair":
-                    strategy = st.fixed_dictionaries({a.name: a.strategy for a in args})
+                    strategy = st.fixed_dictionaries({a.name: a.draws for a in args})
                     _crosshair(differ, strategy, left, options)
                 else:
-                    extra = [list(a.boundary) for a in args]
+                    extra = [a.with_omission(a.boundary) for a in args]
                     _hypothesis_pools(differ, args, extra, names, left, options)
     else:
         assert strategy is not None
