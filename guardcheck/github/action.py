@@ -2,12 +2,16 @@
 
     install  pip-install the project under test into the job's Python (input `install`)
     review   `guardcheck review` against the pull request's base: the job summary and the
-             annotations (review writes them under GitHub Actions), the sticky comment,
-             and review.json, whose path goes to the step output `json` for the upload
+             annotations (review writes them under GitHub Actions), and review.json and
+             review.md, whose paths go to the step outputs `json` and `markdown`
+    comment  the sticky pull-request comment from review.md (github/sticky.py)
 
-Inputs come as INPUT_* environment variables (action.yml maps them: an expression is
-never pasted into a shell script). The exit code is the review's (0 clean, 1 a gating
-finding, 2 bad input, 3 red baseline); bad inputs are exit 2 with a `fix:` line.
+The comment is a step of its own so that the token is never in the environment of the
+project's tests, which run in the review step. Inputs come as INPUT_* environment
+variables (action.yml maps them: an expression is never pasted into a shell script).
+The review step exits as `guardcheck review` does (0 clean, 1 a gating finding, 2 bad
+input, 3 red baseline); bad inputs are exit 2 with a `fix:` line; the comment step
+exits 0 with a warning when it cannot post.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from guardcheck.github.pullrequest import NotAvailable, read_event
+from guardcheck.github.sticky import post_review_comment
 
 USAGE = 2
 NO_COMMIT = "0" * 40  # a push event's `before` when the branch is new
@@ -38,9 +43,9 @@ def main(
     """Run one step in `root` (the working folder: the checkout)."""
     args = list(sys.argv[1:] if argv is None else argv)
     env = os.environ if environ is None else environ
-    steps = {"install": install, "review": review}
+    steps = {"install": install, "review": review, "comment": comment}
     if len(args) != 1 or args[0] not in steps:
-        print("usage: python -m guardcheck.github.action install|review", file=sys.stderr)
+        print("usage: python -m guardcheck.github.action install|review|comment", file=sys.stderr)
         return USAGE
     try:
         return steps[args[0]](env, root or Path.cwd())
@@ -66,22 +71,56 @@ def install_arguments(value: str, root: Path) -> list[str]:
 
 
 def review(env: Mapping[str, str], root: Path) -> int:
+    """Run the review; its report paths go to the step outputs `json` and `markdown`.
+
+    The token is not in this step's environment: the project's tests run here, and the
+    `comment` step posts the Markdown once they are done.
+    """
     event = _event(env)
-    comment = _flag(env.get("INPUT_COMMENT", "true"), "comment") and _pull_request(event)
+    _flag(env.get("INPUT_COMMENT", "true"), "comment")  # a typo fails before the run
     base = _available(root, env.get("INPUT_BASE", "").strip() or default_base(event))
-    out = Path(env.get("RUNNER_TEMP") or root.parent) / "guardcheck-review"
-    out.mkdir(parents=True, exist_ok=True)
-    json_path, markdown_path = out / "review.json", out / "review.md"
+    json_path, markdown_path = _reports(env, root)
+    for stale in (json_path, markdown_path):  # an earlier run's: never posted or uploaded
+        stale.unlink(missing_ok=True)
     command = [sys.executable, "-m", "guardcheck", "review", "--base", base]
     command += ["--json", str(json_path), "--markdown", str(markdown_path)]
     fail_on = env.get("INPUT_FAIL_ON", "").strip()
     if fail_on:
         command += ["--fail-on", fail_on]
-    if comment:
-        command.append("--pr-comment")
     command += shlex.split(env.get("INPUT_ARGS", ""))
     _set_output(env, "json", str(json_path))
+    _set_output(env, "markdown", str(markdown_path))
     return _run(command, root)
+
+
+def comment(env: Mapping[str, str], root: Path) -> int:
+    """Post or update the pull request's comment from the review's Markdown: exit 0 always
+    (the review step's exit code is the verdict), a warning when it cannot."""
+    if not _flag(env.get("INPUT_COMMENT", "true"), "comment"):
+        return 0
+    try:
+        if not _pull_request(read_event(env.get("GITHUB_EVENT_PATH", ""))):
+            print("guardcheck action: not a pull request: no comment")
+            return 0
+    except NotAvailable:
+        pass  # post_review_comment says why
+    markdown = Path(env.get("INPUT_MARKDOWN", "") or _reports(env, root)[1])
+    if not markdown.is_file():
+        print(
+            "guardcheck: warning: no review to comment (the review stopped before its report)",
+            file=sys.stderr,
+        )
+        return 0
+    outcome = post_review_comment(markdown.read_text(encoding="utf-8"), env)
+    print(outcome.message, file=sys.stderr if not outcome.posted else sys.stdout)
+    return 0
+
+
+def _reports(env: Mapping[str, str], root: Path) -> tuple[Path, Path]:
+    """Where review.json and review.md go: $RUNNER_TEMP, outside the checkout."""
+    out = Path(env.get("RUNNER_TEMP") or root.parent) / "guardcheck-review"
+    out.mkdir(parents=True, exist_ok=True)
+    return out / "review.json", out / "review.md"
 
 
 def default_base(event: Mapping[str, object]) -> str:

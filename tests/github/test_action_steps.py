@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,16 +34,19 @@ def action_step(step_id: str) -> dict:
     return next(s for s in steps if s.get("id") == step_id)
 
 
-def runner_env(step: dict, inputs: dict[str, str], base: dict[str, str]) -> dict[str, str]:
-    """The step's `env:` as the runner evaluates it: `${{ inputs.x }}` from `inputs`."""
+def runner_env(
+    step: dict, inputs: dict[str, str], outputs: dict[str, str], base: dict[str, str]
+) -> dict[str, str]:
+    """The step's `env:` as the runner evaluates it: `${{ inputs.x }}` from `inputs` (or
+    action.yml's defaults), `${{ steps.review.outputs.x }}` from the review step's."""
     declared = yaml.safe_load((REPO_ROOT / "action.yml").read_text())["inputs"]
     values = {name: inputs.get(name, spec.get("default", "")) for name, spec in declared.items()}
     values["token"] = inputs.get("token", TOKEN)
     found = {}
-    for name, expression in step["env"].items():
-        match = re.fullmatch(r"\$\{\{ inputs\.([\w-]+) \}\}", expression)
-        assert match, f"{name}: {expression} is not an input"
-        found[name] = str(values[match[1]])
+    for name, expression in step.get("env", {}).items():
+        match = re.fullmatch(r"\$\{\{ (inputs|steps\.review\.outputs)\.([\w-]+) \}\}", expression)
+        assert match, f"{name}: {expression} is neither an input nor the review's output"
+        found[name] = str((values if match[1] == "inputs" else outputs).get(match[2], ""))
     return {**base, **found}
 
 
@@ -59,7 +63,20 @@ def pull_request(tmp_path_factory):
     return root, event
 
 
-def run_review_step(root: Path, event: Path, github_url: str, **inputs: str):
+@dataclass
+class Steps:
+    review: subprocess.CompletedProcess[str]
+    comment: subprocess.CompletedProcess[str] | None
+    work: Path  # RUNNER_TEMP, with the summary and the outputs file
+
+    @property
+    def printed(self) -> str:
+        done = [self.review, *([self.comment] if self.comment else [])]
+        return "".join(d.stdout + d.stderr for d in done)
+
+
+def run_action_steps(root: Path, event: Path, github_url: str, **inputs: str) -> Steps:
+    """action.yml's review step, then its comment step when its `if:` holds."""
     work = root.parent / f"runner-{len(list(root.parent.glob('runner-*')))}"
     work.mkdir()
     base = {
@@ -75,36 +92,61 @@ def run_review_step(root: Path, event: Path, github_url: str, **inputs: str):
         "RUNNER_TEMP": str(work),
     }
     step = action_step("review")
-    done = subprocess.run(
+    review = run_step(step, root, runner_env(step, inputs, {}, base))
+    outputs = step_outputs(work)
+    step = action_step("comment")
+    assert step["if"] == "always() && steps.review.outputs.markdown != ''"
+    comment = None
+    if outputs.get("markdown"):
+        comment = run_step(step, root, runner_env(step, inputs, outputs, base))
+    return Steps(review, comment, work)
+
+
+def run_step(step: dict, root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         ["bash", "-e", "-c", step["run"]],
         cwd=root,
-        env=runner_env(step, inputs, base),
+        env=env,
         capture_output=True,
         text=True,
         check=False,
     )
-    return done, work
+
+
+def step_outputs(work: Path) -> dict[str, str]:
+    written = work / "output"
+    lines = written.read_text().splitlines() if written.is_file() else []
+    return dict(line.split("=", 1) for line in lines)
 
 
 @pytest.mark.slow
 def test_two_runs_of_the_action_leave_one_comment_updated_and_every_output(pull_request):
     root, event = pull_request
     with fake_github() as github:
-        first, _ = run_review_step(root, event, github.url)
-        second, work = run_review_step(root, event, github.url)
+        first = run_action_steps(root, event, github.url)
+        second = run_action_steps(root, event, github.url)
         comments = github.thread(REPO, NUMBER)
-    assert (first.returncode, second.returncode) == (1, 1), second.stderr  # survivors gate
-    markdown = (work / "guardcheck-review" / "review.md").read_text()
-    outputs = dict(line.split("=", 1) for line in (work / "output").read_text().splitlines())
-    report = json.loads(Path(outputs["json"]).read_text())
+    assert (first.review.returncode, second.review.returncode) == (1, 1), second.printed
+    markdown = Path(step_outputs(second.work)["markdown"]).read_text()
+    report = json.loads(Path(step_outputs(second.work)["json"]).read_text())
     assert [c["body"] for c in comments] == [f"{MARKER}\n{markdown}"]
     assert len(github.calls("POST")) == 1
     assert len(github.calls("PATCH")) == 1
-    assert "review comment updated" in second.stderr
-    assert (work / "summary.md").read_text() == markdown
-    assert "::warning file=shop/pricing.py,line=12::" in second.stdout
+    assert "review comment updated" in second.printed
+    assert second.comment.returncode == 0
+    assert (second.work / "summary.md").read_text() == markdown
+    assert "::warning file=shop/pricing.py,line=12::" in second.review.stdout
     assert report["survivors"]
-    assert TOKEN not in first.stdout + first.stderr + second.stdout + second.stderr
+    assert TOKEN not in first.printed + second.printed
+
+
+def test_the_token_is_given_to_the_comment_step_only():
+    """The project's tests run in the review step: they must not see the token."""
+    env = {"PATH": "/bin"}
+    review = runner_env(action_step("review"), {}, {}, env)
+    comment = runner_env(action_step("comment"), {}, {"markdown": "r.md"}, env)
+    assert "GITHUB_TOKEN" not in review
+    assert comment["GITHUB_TOKEN"] == TOKEN
 
 
 @pytest.mark.slow
@@ -113,21 +155,22 @@ def test_a_fork_without_write_permission_still_gets_the_findings_exit_code(pull_
     with fake_github() as github:
         github.refuse_writes = 403
         github.refusal_message = f"Bad credentials: {TOKEN}"  # a server echoing the token
-        done, work = run_review_step(root, event, github.url)
-    assert done.returncode == 1  # the findings' code: survivors gate, the comment does not
-    assert "warning: the review comment was not posted" in done.stderr
-    assert "HTTP 403" in done.stderr
-    assert "Traceback" not in done.stderr
-    assert TOKEN not in done.stdout + done.stderr
-    assert (work / "summary.md").is_file()
+        steps = run_action_steps(root, event, github.url)
+    assert steps.review.returncode == 1  # the findings' code: survivors gate
+    assert steps.comment.returncode == 0  # a comment that cannot be posted fails nothing
+    assert "warning: the review comment was not posted" in steps.comment.stderr
+    assert "HTTP 403" in steps.comment.stderr
+    assert "Traceback" not in steps.printed
+    assert TOKEN not in steps.printed
+    assert (steps.work / "summary.md").is_file()
 
 
 @pytest.mark.slow
 def test_comment_false_posts_nothing(pull_request):
     root, event = pull_request
     with fake_github() as github:
-        done, _ = run_review_step(root, event, github.url, comment="false")
-    assert (done.returncode, github.requests) == (1, [])
+        steps = run_action_steps(root, event, github.url, comment="false")
+    assert (steps.review.returncode, steps.comment.returncode, github.requests) == (1, 0, [])
 
 
 @pytest.mark.slow
@@ -140,9 +183,9 @@ def test_a_base_missing_from_a_shallow_clone_is_fetched_from_origin(tmp_path):
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": 3, "base": {"sha": base}}}))
     with fake_github() as github:
-        done, _ = run_review_step(clone, event, github.url, comment="false")
-    assert f"fetching {base} from origin" in done.stdout
-    assert done.returncode == 1, done.stderr
+        steps = run_action_steps(clone, event, github.url, comment="false")
+    assert f"fetching {base} from origin" in steps.review.stdout
+    assert steps.review.returncode == 1, steps.printed
 
 
 def test_a_bad_comment_input_is_a_usage_error_with_a_fix(tmp_path, capsys):
