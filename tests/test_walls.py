@@ -29,8 +29,9 @@ WALLS: dict[str, set[str]] = {
     # A sweep builds Mutants with edit's public engine and catalogue's id rules.
     "sweep": {"model", "errors", "exitcodes", "splices", "edit", "catalogue"},
     "shard": {"model", "errors", "splices"},
-    # A capability built on the API: lab, catalogue and equiv work goes through it.
-    "refactor": {"api", "model", "options", "errors", "exitcodes", "gitbase"},
+    # A capability built on the API: lab, catalogue and equiv work goes through it; its
+    # reports escape project text with reports' shared rules (`reports.escaping`).
+    "refactor": {"api", "model", "options", "errors", "exitcodes", "gitbase", "reports"},
     # Like refactor; `messages` names the audit plugin's environment variables.
     # Its reports escape project text with reports' shared rules (`reports.escaping`).
     "review": {"api", "model", "options", "errors", "exitcodes", "messages", "gitbase", "reports"},

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from guardcheck.refactor.findings import CheckResult, Outcome, RefactorReport
+from guardcheck.reports.escaping import code_span, plain, workflow_command
 
 _MARK = {
     Outcome.PASSED: "PASS",
@@ -46,14 +47,10 @@ def to_text(report: RefactorReport) -> str:
     return "\n".join(lines)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _markdown_check(check: CheckResult) -> list[str]:
     lines = [f"### {check.title}: {_BADGE[check.outcome]}", "", check.summary, ""]
     for finding in check.findings:
-        where = f"`{finding.where}`: " if finding.where else ""
+        where = f"{code_span(finding.where)}: " if finding.where else ""
         lines.append(f"- {where}{finding.message}")
         if finding.details:
             lines.extend(["", "  ```text", *(f"  {d}" for d in finding.details), "  ```"])
@@ -68,7 +65,7 @@ def to_markdown(report: RefactorReport) -> str:
         "| check | result | summary |",
         "|---|---|---|",
     ]
-    lines.extend(f"| {c.title} | {_BADGE[c.outcome]} | {_cell(c.summary)} |" for c in report.checks)
+    lines.extend(f"| {c.title} | {_BADGE[c.outcome]} | {plain(c.summary)} |" for c in report.checks)
     lines.append("")
     for check in report.checks:
         lines.extend(_markdown_check(check))
@@ -86,11 +83,6 @@ def as_json(report: RefactorReport) -> dict[str, object]:
     }
 
 
-def _escape(text: str) -> str:
-    # GitHub's workflow-command escaping for the message and for properties.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def annotations(report: RefactorReport) -> list[str]:
     """`::error file=...,line=...::message` per finding of a failed check (warnings for info)."""
     lines = []
@@ -99,14 +91,13 @@ def annotations(report: RefactorReport) -> list[str]:
         if level is None:
             continue
         for finding in check.findings:
-            props = []
+            path = None
             if finding.path:
                 path = f"{report.prefix}/{finding.path}" if report.prefix else finding.path
-                props.append(f"file={_escape(path).replace(',', '%2C')}")
-                if finding.line:
-                    props.append(f"line={finding.line}")
-            props.append(f"title={_escape(check.title).replace(',', '%2C')}")
-            lines.append(f"::{level} {','.join(props)}::{_escape(finding.message)}")
+            line = finding.line if path and finding.line else None
+            lines.append(
+                workflow_command(level, finding.message, file=path, line=line, title=check.title)
+            )
     return lines
 
 

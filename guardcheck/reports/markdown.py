@@ -6,8 +6,6 @@ their diffs), then the caught mutants compactly, folded away.
 
 from __future__ import annotations
 
-import html
-import re
 from pathlib import Path
 
 from guardcheck.model import MutantResult, RunReport, Status
@@ -19,28 +17,17 @@ from guardcheck.reports import (
     location,
     run_label,
 )
+from guardcheck.reports.escaping import code_block, code_span, html_code, html_text, plain
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a table cell: one line, pipes escaped."""
-    return " ".join(text.split()).replace("|", "\\|")
+    """Plain text in a table cell: one line, HTML and Markdown punctuation escaped."""
+    return plain(text)
 
 
 def _code(text: str) -> str:
-    """Inline code that survives backticks in the text (CommonMark: longer fence, padded)."""
-    text = _cell(text)
-    if not text:
-        return ""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if longest else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _diff_block(diff: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`{3,}", diff)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}diff\n{diff.rstrip()}\n{fence}"
+    """Code in a table cell."""
+    return code_span(text, in_table=True)
 
 
 def _headline(report: RunReport, gate: Gate) -> list[str]:
@@ -81,16 +68,16 @@ def _diffs(failures: list[MutantResult]) -> list[str]:
         lines += [
             "<details>",
             # GitHub renders no Markdown inside <summary>, so this part is HTML.
-            f"<summary><code>{html.escape(mutant.id)}</code> ({result.status.value}): "
-            f"{html.escape(_cell(mutant.summary))}</summary>",
+            f"<summary>{html_code(mutant.id)} ({result.status.value}): "
+            f"{html_text(mutant.summary)}</summary>",
             "",
         ]
         if mutant.killed_by:
-            lines += [f"Expected killers: {', '.join(_code(k) for k in mutant.killed_by)}", ""]
+            lines += [f"Expected killers: {', '.join(code_span(k) for k in mutant.killed_by)}", ""]
         if mutant.killed_by_any:
-            named = ", ".join(_code(k) for k in mutant.killed_by_any)
+            named = ", ".join(code_span(k) for k in mutant.killed_by_any)
             lines += [f"Expected killers (any of): {named}", ""]
-        lines += [_diff_block(mutant.diff()), "", "</details>", ""]
+        lines += [code_block(mutant.diff(), "diff"), "", "</details>", ""]
     return lines
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from markdown_it import MarkdownIt
 from support.reports import CALC, T_ADD, all_caught_report, change, result, rich_report
 
 from guardcheck.model import RunReport, Status
@@ -78,6 +79,21 @@ def test_pipes_and_fences_in_content_do_not_break_the_layout():
     assert len(re.split(r"(?<!\\)\|", row)) == 6  # still four cells between the bars
     assert "passed \\| all" in row
     assert "````diff" in text  # fence longer than the backticks inside the diff
+
+
+def test_html_and_backticks_from_the_project_stay_text():
+    """Regression: a reason (a failing test's message) reached the page as raw HTML."""
+    hostile = result(
+        "tick`id",
+        Status.SURVIVED,
+        (change("pkg/calc.py", CALC, "a + b", "a + '<script>x</script>``'"),),
+        reason="AssertionError: <script>alert(1)</script> `open",
+    )
+    text = to_markdown(RunReport(root="/p", results=[hostile]))
+    rendered = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<script>" not in rendered
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; `open" in rendered  # shown as written
+    assert "<code>tick`id</code>" in rendered  # the id is one intact code span
 
 
 def test_interrupted_run_says_so():
