@@ -133,7 +133,7 @@ def _parse_patterns(edit: Edit) -> tuple[Pattern, Pattern]:
     ):
         raise fail(
             "`find` and `replace` must both be the same kind of clause "
-            "(`elif`, `else`, `except` or `finally`)",
+            "(`elif`, `else`, `except`, `finally` or `case`)",
             "write `replace` as a clause of the kind `find` is",
         )
     return find, replace

@@ -17,7 +17,7 @@ from functools import cache
 
 import libcst as cst
 
-from guardcheck.edit.pattern import metavar_name, wildcard_key
+from guardcheck.edit.pattern import capture_metavar, metavar_name, wildcard_key
 
 # `$NAME` -> the expression it matched; `$$$NAME` (or an anonymous wildcard's key) ->
 # the items it matched.
@@ -179,6 +179,11 @@ def _match_node(pattern: cst.CSTNode, target: cst.CSTNode, state: _State) -> boo
     name = None if state.literal else metavar_name(pattern)
     if name is not None:
         return _bind(name, target, state.bindings)
+    name = None if state.literal else capture_metavar(pattern)
+    if name is not None and not _named_capture(target):
+        # `case $P:` matches any pattern; against a capture (`case x:`, `{"k": x}`) the
+        # fields below bind $P to the name, which a guard or body may use as an expression.
+        return _bind(name, target, state.bindings, cst.MatchPattern)
     if isinstance(pattern, cst.BaseSuite) and isinstance(target, cst.BaseSuite):
         # `if x: y` and `if x:\n    y` differ only in line breaks.
         return _match(units(pattern.body), units(target.body), state)  # type: ignore[arg-type]
@@ -205,8 +210,17 @@ def _match_node(pattern: cst.CSTNode, target: cst.CSTNode, state: _State) -> boo
     )
 
 
-def _bind(name: str, target: cst.CSTNode, bindings: Bindings) -> bool:
-    if not isinstance(target, cst.BaseExpression):
+def _named_capture(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.MatchAs) and node.pattern is None and node.name is not None
+
+
+def _bind(
+    name: str,
+    target: cst.CSTNode,
+    bindings: Bindings,
+    kind: type[cst.CSTNode] = cst.BaseExpression,
+) -> bool:
+    if not isinstance(target, kind):
         return False
     bound = bindings.get(name)
     if bound is None:

@@ -12,7 +12,9 @@ A pattern is Python source with these extensions:
   `except KeyError:`) has an implicit body: in `find` any body, in `replace`
   the body it matched, so a header can change while its body is kept;
 * a pattern may be one clause of a compound statement: `elif ...:`,
-  `else:`, `except ...:` or `finally:`.
+  `else:`, `except ...:`, `finally:`, or a `match` statement's `case ...:`
+  (its guard included); in a case pattern, `$NAME` alone stands for any
+  pattern, and as a capture (`{"after": $D}`) for the name it binds.
 
 Matching is `matching`'s job, rewriting `rewrite`'s; this module only parses.
 """
@@ -39,13 +41,16 @@ SEQUENCE_PREFIX = "__gc_seq_"
 _SEQUENCE_DEFAULT = SEQUENCE_PREFIX
 # The hidden name of a header-only pattern's body.
 HEADER_BODY = "__body"
-# The wrapper a lone clause is parsed in; the clause is taken back out of it.
+# The wrapper a lone clause is parsed in; the clause is taken back out of it. A `case`
+# sits one level inside its `match`, so it is indented into it.
 _CLAUSE_WRAPPERS = {
     "except": "try:\n    pass\n",
     "finally": "try:\n    pass\n",
     "elif": f"if {METAVAR_PREFIX}clause:\n    pass\n",
     "else": f"if {METAVAR_PREFIX}clause:\n    pass\n",
+    "case": f"match {METAVAR_PREFIX}clause:\n",
 }
+_INDENTED_CLAUSES = frozenset({"case"})
 
 TRANSFORM_HINT = "write a `transform` (a libcst.CSTTransformer, see docs/catalogue.md) instead"
 
@@ -73,7 +78,7 @@ class Pattern:
     ellipses: int  # bare `...` wildcards
     header_only: bool  # the text ends with a block header; its body is implicit
     module: cst.Module | None = None  # what was parsed (for positions of replace's nodes)
-    clause: cst.CSTNode | None = None  # kind == "clause": the ExceptHandler, If, Else, Finally
+    clause: cst.CSTNode | None = None  # kind == "clause": the clause node (MatchCase for `case`)
     open: frozenset[int] = frozenset()  # ids of nodes whose unwritten parts match anything
 
     @property
@@ -124,7 +129,20 @@ def parse_pattern(text: str, what: str = "find") -> Pattern:
         source = f"{source}\n{indent}    $$${HEADER_BODY}"
         tokens = list(_tokens(source, what))
     wrapper = _CLAUSE_WRAPPERS.get(keyword, "")
-    module = _parse(source, tokens, wrapper, what)
+    try:
+        module = _parse(source, tokens, wrapper, what, indented=keyword in _INDENTED_CLAUSES)
+    except PatternError:
+        if keyword not in _INDENTED_CLAUSES:
+            raise
+        # `case` is a soft keyword: `case = 1` and `case(x)` are code, not a clause.
+        try:
+            module = _parse(source, tokens, "", what)
+        except PatternError:
+            raise PatternError(
+                f"`{what}` starts with `case` but is not one `case` clause of a `match` "
+                "(`case PATTERN:` or `case PATTERN if GUARD:`, optionally with its body)"
+            ) from None
+        wrapper = ""
     statements = tuple(module.body)
     if not statements:
         raise PatternError(f"`{what}` holds only comments")
@@ -159,11 +177,23 @@ def parse_pattern(text: str, what: str = "find") -> Pattern:
     )
 
 
-def _parse(source: str, tokens: list[tokenize.TokenInfo], wrapper: str, what: str) -> cst.Module:
-    """Parse the rewritten text; a dict's `$$$NAME` / `...` need a second spelling."""
+def _parse(
+    source: str,
+    tokens: list[tokenize.TokenInfo],
+    wrapper: str,
+    what: str,
+    *,
+    indented: bool = False,
+) -> cst.Module:
+    """Parse the rewritten text; a dict's `$$$NAME` / `...` need a second spelling.
+
+    `indented`: the text goes one level into `wrapper` (a `case` into its `match`).
+    """
     first_error: cst.ParserSyntaxError | None = None
     for in_dicts in (False, True):
         rewritten = _rewrite_names(source, tokens, what, in_dicts=in_dicts)
+        if indented:
+            rewritten = textwrap.indent(rewritten, "    ")
         try:
             return cst.parse_module(wrapper + rewritten + "\n")
         except cst.ParserSyntaxError as exc:
@@ -172,7 +202,7 @@ def _parse(source: str, tokens: list[tokenize.TokenInfo], wrapper: str, what: st
     reason = str(first_error).splitlines()[0]
     raise PatternError(
         f"`{what}` is not valid Python: one expression, complete statements, a block header "
-        f"or one clause (`elif`, `else`, `except`, `finally`) ({reason})"
+        f"or one clause (`elif`, `else`, `except`, `finally`, `case`) ({reason})"
     ) from first_error
 
 
@@ -336,6 +366,8 @@ def _unwrap_clause(keyword: str, statements: Sequence[cst.BaseStatement], what: 
             clause = wrapper.handlers[0] if wrapper.orelse is None else None
         elif keyword == "finally" and not wrapper.handlers:
             clause = wrapper.finalbody
+    elif len(statements) == 1 and isinstance(wrapper, cst.Match):
+        clause = wrapper.cases[0] if keyword == "case" and len(wrapper.cases) == 1 else None
     elif len(statements) == 1 and isinstance(wrapper, cst.If):
         clause = wrapper.orelse
         if keyword == "elif" and isinstance(clause, cst.If) and clause.orelse is not None:
@@ -362,6 +394,16 @@ def metavar_name(node: cst.CSTNode) -> str | None:
     """The user-facing name (without `$`) if `node` is a metavariable."""
     if isinstance(node, cst.Name) and node.value.startswith(METAVAR_PREFIX):
         return node.value[len(METAVAR_PREFIX) :]
+    return None
+
+
+def capture_metavar(node: cst.CSTNode) -> str | None:
+    """The name (without `$`) if `node` is a case pattern that is a lone `$NAME`.
+
+    Python reads `case $P:` as a capture pattern; it stands for any pattern.
+    """
+    if isinstance(node, cst.MatchAs) and node.pattern is None and node.name is not None:
+        return metavar_name(node.name)
     return None
 
 

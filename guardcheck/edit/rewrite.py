@@ -30,7 +30,7 @@ from guardcheck.edit.matching import (
     units,
 )
 from guardcheck.edit.parsed import ParsedModule
-from guardcheck.edit.pattern import Pattern, metavar_name
+from guardcheck.edit.pattern import Pattern, capture_metavar, metavar_name
 from guardcheck.edit.substitute import needs_parens, parenthesize, substitute
 from guardcheck.splices import Splice
 
@@ -41,6 +41,7 @@ _STATEMENTS = (
     cst.ExceptHandler,
     cst.Else,
     cst.Finally,
+    cst.MatchCase,
 )
 _LITERALS = (cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary, cst.FormattedString)
 
@@ -66,6 +67,8 @@ class Rewriter:
         if (
             metavar_name(f) is not None
             or metavar_name(r) is not None
+            or capture_metavar(f) is not None
+            or capture_metavar(r) is not None
             or type(f) is not type(r)
             or isinstance(f, _LITERALS)
             or type(t) is not type(f)
@@ -100,6 +103,8 @@ class Rewriter:
                 splices += self.lines(list(fv), list(rv), list(tv))
             elif f_open or r_open:
                 raise Reshape  # `replace` writes out what `find` left open, or vice versa
+            elif name == "guard" and isinstance(t, cst.MatchCase) and (fv is None) != (rv is None):
+                splices += self._guard(t, rv)
             elif isinstance(fv, cst.CSTNode) and isinstance(rv, cst.CSTNode):
                 matched = self.pairs.get(id(fv))
                 if matched is None:
@@ -110,6 +115,24 @@ class Rewriter:
             elif not same_value(fv, rv):
                 raise Reshape
         return splices
+
+    def _guard(self, t: cst.MatchCase, guard: cst.BaseExpression | None) -> list[Splice]:
+        """A case's guard added or removed; the header's pattern, comment and body stay.
+
+        Between the pattern and the colon there are only parentheses (positions leave
+        them out), white space, and the guard: ` if GUARD`.
+        """
+        source = self.parsed.source
+        pattern_end = self.extent(t.pattern)[1]
+        if guard is None:
+            assert t.guard is not None
+            guard_start, guard_end = self.extent(t.guard)
+            keyword = source.rfind("if", pattern_end, guard_start)
+            start = pattern_end + len(source[pattern_end:keyword].rstrip())
+            return [Splice(start, source.index(":", guard_end), "")]
+        colon = source.index(":", pattern_end)
+        code = self.parsed.module.code_for_node(substitute(guard, self.bindings, self.restate))
+        return [Splice(colon, colon, f" if {code}")]
 
     def replace_node(self, t: cst.CSTNode, r: cst.CSTNode) -> list[Splice]:
         """`t`'s own span rewritten as `r`, bound code filled in."""
@@ -123,6 +146,8 @@ class Rewriter:
                 parent = self.parsed.parents.get(id(t))
                 if parent is not None and needs_parens(new, parent, field_of(parent, t)):
                     new = parenthesize(new)
+        elif isinstance(t, cst.MatchPattern) and isinstance(new, cst.MatchPattern) and t.lpar:
+            new = new.with_changes(lpar=(), rpar=())  # a case pattern's parentheses, likewise
         if isinstance(t, _OPERATORS):
             # An operator's span is its token; the spaces around it stay as they are.
             new = new.with_changes(
@@ -136,7 +161,9 @@ class Rewriter:
         decorated = isinstance(t, (cst.FunctionDef, cst.ClassDef)) and t.decorators
         if decorated and not is_open(r, "decorators", self.replace.open):
             start = self.extent(t.decorators[0])[0]  # `replace` says which decorators stay
-        indent = self.parsed.indent_of(self.parsed.statement_of(t))
+        # A `case` is indented one level into its `match`, unlike other clauses.
+        owner = t if isinstance(t, cst.MatchCase) else self.parsed.statement_of(t)
+        indent = self.parsed.indent_of(owner)
         text = render(self.parsed.module, [new], indent)
         if isinstance(t, _STATEMENTS):
             text = text.strip("\r\n")

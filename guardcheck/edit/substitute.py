@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
+from guardcheck.edit.context import EditFailure
 from guardcheck.edit.matching import Bindings, flat_parameters, run_key
-from guardcheck.edit.pattern import metavar_name
+from guardcheck.edit.pattern import capture_metavar, metavar_name
 
 # Turns a run of bound statement units back into whole statements for a block.
 Restatement = Callable[[Sequence[cst.CSTNode]], list[cst.BaseStatement]]
@@ -23,7 +24,18 @@ def substitute(
     node: cst.CSTNodeT, bindings: Bindings, restate: Restatement | None = None
 ) -> cst.CSTNodeT:
     """`node` (from `replace`) with metavariables and wildcards replaced by what they matched."""
-    return node.visit(_Substituter(bindings, restate or _wrap_units))  # type: ignore[return-value]
+    substituter = _Substituter(bindings, restate or _wrap_units)
+    result = node.visit(substituter)
+    if substituter.unplaced:
+        name = sorted(substituter.unplaced)[0]
+        raise EditFailure(
+            "pattern",
+            f"`replace` uses ${name} as an expression, but in `find` it matched a case "
+            "pattern, which is no expression",
+            f"use ${name} only as a case pattern in `replace`, or bind the expression "
+            "with another metavariable",
+        )
+    return result  # type: ignore[return-value]
 
 
 def _wrap_units(found: Sequence[cst.CSTNode]) -> list[cst.BaseStatement]:
@@ -39,6 +51,7 @@ class _Substituter(cst.CSTTransformer):
         self.bindings = bindings
         self.restate = restate
         self.inserted: set[int] = set()
+        self.unplaced: set[str] = set()  # pattern-bound `$P`s not (yet) put in a case pattern
 
     def _run(self, original: cst.CSTNode) -> tuple[cst.CSTNode, ...] | None:
         key = run_key(original)
@@ -53,8 +66,21 @@ class _Substituter(cst.CSTTransformer):
         if name is None:
             return updated_node
         bound = self.bindings[name]
+        if isinstance(bound, cst.MatchPattern):
+            self.unplaced.add(name)  # `case $P:` bound a pattern: leave_MatchAs puts it in
+            return updated_node
         assert isinstance(bound, cst.BaseExpression)
         self.inserted.add(id(bound))
+        return bound
+
+    def leave_MatchAs(
+        self, original_node: cst.MatchAs, updated_node: cst.MatchAs
+    ) -> cst.MatchPattern:
+        name = capture_metavar(original_node)
+        bound = self.bindings.get(name) if name is not None else None
+        if not isinstance(bound, cst.MatchPattern):
+            return updated_node
+        self.unplaced.discard(name)  # type: ignore[arg-type]
         return bound
 
     def on_leave(

@@ -1,0 +1,129 @@
+"""`case` clauses of a `match` statement as `find`/`replace` patterns (issue 24 point 8).
+
+A `case` clause (its pattern, its guard, optionally its body) is a clause pattern like
+`except KeyError:`; `$NAME` alone stands for any case pattern, and as a capture for the
+name it binds, so a guard can use it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from guardcheck.edit.engine import EditFailure, apply_edit
+from guardcheck.edit.pattern import PatternError, parse_pattern
+from guardcheck.model import Edit
+
+ROUTE = """\
+def route(event):
+    match event:
+        case {"kind": "retry", "after": delay} if delay > 0:  # back off
+            wait(delay)
+        case ("get", url):
+            return get(url)
+        case (Stop() | None):
+            return None
+        case _:
+            log("unknown", event)
+"""
+
+
+def apply(find: str, replace: str, source: str = ROUTE, **kwargs: object) -> str:
+    edit = Edit(file="m.py", find=find, replace=replace, **kwargs)  # type: ignore[arg-type]
+    return apply_edit(source, edit).mutated
+
+
+def failure(find: str, replace: str, source: str = ROUTE) -> EditFailure:
+    with pytest.raises(EditFailure) as caught:
+        apply(find, replace, source)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "old", "new"),
+    [
+        # The guard's comparison, with the capture bound to a metavariable.
+        (
+            'case {"kind": "retry", "after": $D} if $D > 0:',
+            'case {"kind": "retry", "after": $D} if $D >= 0:',
+            "if delay > 0:",
+            "if delay >= 0:",
+        ),
+        # The guard dropped: the pattern, the comment and the body stay as written.
+        ("case $P if $G:", "case $P:", " if delay > 0:  # back off", ":  # back off"),
+        # A guard added to a case that had none (the pattern's parentheses kept).
+        (
+            "case (Stop() | None):",
+            "case (Stop() | None) if event.urgent:",
+            "case (Stop() | None):",
+            "case (Stop() | None) if event.urgent:",
+        ),
+        # One literal of the pattern.
+        ('case ("get", $U):', 'case ("post", $U):', '("get", url)', '("post", url)'),
+        # One alternative of an or-pattern dropped.
+        ("case (Stop() | None):", "case (Stop()):", "(Stop() | None)", "(Stop())"),
+        # The wildcard case narrowed.
+        ("case _:", "case None:", "case _:", "case None:"),
+        # The body of a case, with its header written out.
+        (
+            'case ("get", url):\n    return get(url)',
+            'case ("get", url):\n    return None',
+            "return get(url)",
+            "return None",
+        ),
+        # The body of any guarded case, through a body wildcard.
+        (
+            "case $P if $G:\n    $$$BODY",
+            "case $P if $G:\n    pass",
+            "            wait(delay)\n",
+            "            pass\n",
+        ),
+    ],
+)
+def test_case_clauses_find_and_replace(find, replace, old, new):
+    assert ROUTE.count(old) == 1
+    assert apply(find, replace) == ROUTE.replace(old, new)
+
+
+def test_a_pattern_metavariable_matches_any_pattern_so_a_lone_one_is_ambiguous():
+    error = failure("case $P:", "case [$P]:")
+    assert error.kind == "ambiguous"
+    assert "lines 5, 7, 9" in error.message  # the three cases without a guard
+
+
+def test_a_case_that_is_not_there_is_stale_with_the_nearest_cases():
+    error = failure('case ("put", url):', 'case ("post", url):')
+    assert error.kind == "stale"
+    assert any('case ("get", url):' in line for line in error.details)
+
+
+def test_a_case_only_becomes_a_case():
+    error = failure('case ("get", url):', "except KeyError:")
+    assert error.kind == "pattern"
+    assert "same kind of clause" in error.message
+    assert "`case`" in error.message
+
+
+def test_a_pattern_metavariable_cannot_become_an_expression():
+    error = failure("case $P:\n    return None", "case $P if $P.urgent:\n    return None")
+    assert error.kind == "pattern"
+    assert "uses $P as an expression, but in `find` it matched a case pattern" in error.message
+
+
+def test_cases_are_matched_inside_a_scope_and_a_method():
+    source = (
+        "class R:\n    def go(self, e):\n        match e:\n"
+        "            case 1:\n                a()\n"
+    )
+    assert apply("case 1:", "case 2:", source, scope="R.go") == source.replace("case 1", "case 2")
+
+
+@pytest.mark.parametrize("text", ["case = 1", "case(x)", "case.attr = f(case)"])
+def test_case_as_a_name_is_code_not_a_clause(text):
+    """`case` is a soft keyword: code that uses it as a name still parses as code."""
+    assert parse_pattern(text).kind in ("statements", "expression")
+
+
+def test_two_cases_in_one_pattern_are_refused_with_the_form_to_use():
+    with pytest.raises(PatternError) as refused:
+        parse_pattern("case 1:\n    a()\ncase 2:\n    b()")
+    assert "write exactly one `case` clause" in str(refused.value)
