@@ -9,15 +9,17 @@ NO_ASSERT = "no-assert"
 TAUTOLOGY = "tautology"
 BROAD_RAISES = "broad-raises"
 SKIP_WITHOUT_REASON = "skip-without-reason"
+SWALLOWED_ASSERT = "swallowed-assert"
 PARSE_ERROR = "parse-error"
 
 # Rule id -> what it finds; the order is the documentation order.
 RULES: dict[str, str] = {
     SOURCE_READING: "the test reads code as text (getsource, __file__, .py files), not running it",
     NO_ASSERT: "a test function that asserts nothing, directly or through a helper or fixture",
-    TAUTOLOGY: "an assertion that cannot fail (assert True, a non-empty literal, x == x)",
-    BROAD_RAISES: "pytest.raises(Exception) without match=: any error at all passes the test",
-    SKIP_WITHOUT_REASON: "skip, skipif or xfail without a reason",
+    TAUTOLOGY: "an assertion that cannot fail (a literal, x is x, x == x on a builtin scalar)",
+    SWALLOWED_ASSERT: "an assertion inside try whose except AssertionError throws it away",
+    BROAD_RAISES: "pytest.raises(Exception) without match= or a check of what was caught",
+    SKIP_WITHOUT_REASON: "a skip or xfail (pytest or unittest) without a reason, or an empty one",
     PARSE_ERROR: "the file is not valid Python, so nothing in it was checked",
 }
 

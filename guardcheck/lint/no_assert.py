@@ -1,58 +1,32 @@
-"""`no-assert`: test functions that cannot fail on a wrong result.
+"""`no-assert`: test functions that check no result, only that nothing raised.
 
-A test asserts when its body, or anything it reaches, has an `assert`, a
-`pytest.raises`/`warns`/`fail`/`deprecated_call`, or a call named `assert*`
-(`mock.assert_called_once_with`, `self.assertEqual`, `assert_frame_equal`).
-It reaches the functions it calls that are defined in the same file, in the
-conftest.py files pytest loads for it, or in a project module it imports
-from, plus the fixtures it requests by parameter; transitively, each function
-visited once so recursive helpers end.
+A test asserts when its body, or anything it reaches, shows an assertion
+(`evidence.py` says what counts). It reaches the functions it calls that are
+defined in the same file, in the conftest.py files pytest loads for it, or in
+a test helper module it imports from (never the code under test: a `raise` in
+a library function is not a check), plus the fixtures it requests by
+parameter; transitively, each function visited once so recursive helpers end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import QualifiedNameSource
 
+from guardcheck.lint.evidence import Evidence, evidence_of
 from guardcheck.lint.finding import NO_ASSERT, Finding
 from guardcheck.lint.parsed import ParseCache, TestFile
 
-ASSERTING_CALLS = frozenset(
-    {"pytest.raises", "pytest.warns", "pytest.fail", "pytest.deprecated_call"}
-)
 FIXTURE = frozenset({"pytest.fixture"})
+TEST_CASES = frozenset(
+    {"unittest.TestCase", "unittest.IsolatedAsyncioTestCase", "unittest.case.TestCase"}
+)
 
 Function = cst.FunctionDef
-
-
-@dataclass
-class _Evidence:
-    """What one function's body shows: a direct assertion, and where else to look."""
-
-    asserts: bool = False
-    calls: list[cst.BaseExpression] = field(default_factory=list)  # callees, to resolve
-
-
-class _EvidenceVisitor(cst.CSTVisitor):
-    def __init__(self, file: TestFile) -> None:
-        self.file = file
-        self.evidence = _Evidence()
-
-    def visit_Assert(self, node: cst.Assert) -> None:
-        self.evidence.asserts = True
-
-    def visit_Call(self, node: cst.Call) -> None:
-        callee = node.func
-        terminal = callee.attr if isinstance(callee, cst.Attribute) else callee
-        named_assert = isinstance(terminal, cst.Name) and terminal.value.startswith("assert")
-        if named_assert or self.file.refers_to(callee, ASSERTING_CALLS):
-            self.evidence.asserts = True
-        else:
-            self.evidence.calls.append(callee)
 
 
 @dataclass(frozen=True)
@@ -75,7 +49,7 @@ class AssertionSearch:
         self.cache = cache
         self._module_functions: dict[Path, dict[str, Function]] = {}
         # Keyed by id(): the parsed trees stay alive in the cache for the whole run.
-        self._evidence_of: dict[int, _Evidence] = {}
+        self._evidence_of: dict[int, Evidence] = {}
 
     def reaches_assertion(self, start: _Where) -> bool:
         # Reachability over the call graph, not memoised recursion: a cycle must
@@ -95,13 +69,11 @@ class AssertionSearch:
                 pending.extend(self._fixtures(where))
         return False
 
-    def _evidence(self, where: _Where) -> _Evidence:
+    def _evidence(self, where: _Where) -> Evidence:
         # Cached per function: every test of a file walks the same conftest fixtures.
         key = id(where.function)
         if key not in self._evidence_of:
-            visitor = _EvidenceVisitor(where.file)
-            where.function.body.visit(visitor)
-            self._evidence_of[key] = visitor.evidence
+            self._evidence_of[key] = evidence_of(where.file, where.function.body)
         return self._evidence_of[key]
 
     def _is_fixture(self, where: _Where) -> bool:
@@ -151,6 +123,8 @@ class AssertionSearch:
                 continue
             module, _, name = qualified.name.rpartition(".")
             for path in self._module_paths(file, module):
+                if not self.cache.is_test_code(path):
+                    continue
                 parsed = self.cache.get(path)
                 if isinstance(parsed, TestFile):
                     function = self._functions_of(parsed).get(name)
@@ -181,12 +155,20 @@ class AssertionSearch:
         return self._module_functions[file.path]
 
 
+def _is_test_class(file: TestFile, cls: cst.ClassDef) -> bool:
+    # pytest collects unittest.TestCase subclasses whatever their name.
+    return cls.name.value.startswith("Test") or any(
+        file.refers_to(base.value, TEST_CASES) for base in cls.bases
+    )
+
+
 def collected_tests(file: TestFile) -> Iterator[_Where]:
-    """What pytest collects by default: `test*` functions and `test*` methods of `Test*` classes."""
+    """What pytest collects by default: `test*` functions, and `test*` methods of
+    `Test*` classes and of `unittest.TestCase` subclasses."""
     for statement in file.module.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test"):
             yield _Where(file, statement)
-        elif isinstance(statement, cst.ClassDef) and statement.name.value.startswith("Test"):
+        elif isinstance(statement, cst.ClassDef) and _is_test_class(file, statement):
             for name, method in _functions(statement.body).items():
                 if name.startswith("test"):
                     yield _Where(file, method, statement)
@@ -199,8 +181,9 @@ def check(file: TestFile, search: AssertionSearch) -> list[Finding]:
         file.finding(
             where.function.name,
             NO_ASSERT,
-            f"test {where.function.name.value} asserts nothing, directly or through a helper",
-            "assert on the result; a test that cannot fail proves nothing",
+            f"test {where.function.name.value} checks no result, only that nothing raised",
+            "assert on the result or the state it changed; if not raising is the whole "
+            "contract, say so: # guardcheck: allow no-assert -- only checks it does not raise",
         )
         for where in collected_tests(file)
         if not search.reaches_assertion(where)

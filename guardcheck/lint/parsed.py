@@ -24,6 +24,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from guardcheck.lint.finder import is_test_file
 from guardcheck.lint.finding import PARSE_ERROR, Finding
 
 T = TypeVar("T")
@@ -114,6 +115,7 @@ class ParseCache:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._files: dict[Path, TestFile | Finding] = {}
+        self._holds_tests: dict[Path, bool] = {}
 
     def display(self, path: Path) -> str:
         try:
@@ -140,3 +142,27 @@ class ParseCache:
             if folder == self.root or not folder.is_relative_to(self.root):
                 break
         return found
+
+    def is_test_code(self, path: Path) -> bool:
+        """Whether a module is test code (a helper) rather than the code under test.
+
+        Test code sits in a folder that holds test files or a conftest.py, or below
+        such a folder inside the root; the root itself counts only for a module
+        directly in it. So `tests/utils.py` is a helper, while `toolz/itertoolz.py`
+        of a flat layout, whose tests live in `toolz/tests/`, is not.
+        """
+        folder = path.resolve().parent
+        if self._holds_test_files(folder):
+            return True
+        return any(
+            self._holds_test_files(parent)
+            for parent in folder.parents
+            if parent != self.root and parent.is_relative_to(self.root)
+        )
+
+    def _holds_test_files(self, folder: Path) -> bool:
+        if folder not in self._holds_tests:
+            self._holds_tests[folder] = any(
+                child.is_file() and is_test_file(child) for child in folder.iterdir()
+            )
+        return self._holds_tests[folder]

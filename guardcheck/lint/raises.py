@@ -1,101 +1,161 @@
-"""`broad-raises` and `skip-without-reason`: pytest APIs used so that they prove nothing.
+"""`broad-raises`: `pytest.raises(Exception)` that proves nothing about the error.
 
-`pytest.raises(Exception)` passes on a NameError or a typo as well as on the
-intended error; a skip or xfail without a reason is switched-off coverage that
-nobody can re-evaluate.
+It passes on a NameError or a typo as well as on the intended error, unless
+`match=` pins the message or the test checks the caught exception afterwards
+(`with pytest.raises(Exception) as caught:` and then `caught.value.args` in an
+assertion, or `caught.match(...)`).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from guardcheck.lint.finding import BROAD_RAISES, SKIP_WITHOUT_REASON, Finding
+from guardcheck.lint.evidence import is_named_assert
+from guardcheck.lint.finding import BROAD_RAISES, Finding
 from guardcheck.lint.parsed import TestFile
 
 BROAD_EXCEPTIONS = frozenset({"builtins.Exception", "builtins.BaseException"})
-MARKS = {f"pytest.mark.{name}": name for name in ("skip", "skipif", "xfail")}
-_ARGS = {"skip": "", "skipif": "condition, ", "xfail": ""}  # for the fix hint
+# ExceptionInfo methods that assert by themselves.
+CHECKING_METHODS = frozenset({"match", "errisinstance"})
 
 
 def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
-def _positional(call: cst.Call) -> list[cst.Arg]:
-    return [a for a in call.args if a.keyword is None and not a.star]
+class _CheckedNames(cst.CSTVisitor):
+    """Names used inside an assertion (`assert`, an `assert*` call) or as the receiver of
+    `.match(...)`, and the names their assigned values were computed from
+    (`tb = format_exception(caught.value)`, then `assert pattern in tb`): an
+    exception caught under such a name is checked."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._inside = 0
+        self._computed_from: dict[str, set[str]] = {}  # assigned name -> names in its value
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        sources = _names_in(node.value)
+        for target in node.targets:
+            for name in _names_in(target.target):
+                self._computed_from.setdefault(name, set()).update(sources)
+
+    def checked(self) -> set[str]:
+        checked = set(self.names)
+        pending = list(checked)
+        while pending:
+            for source in self._computed_from.get(pending.pop(), ()):
+                if source not in checked:
+                    checked.add(source)
+                    pending.append(source)
+        return checked
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._inside += 1
+
+    def leave_Assert(self, original_node: cst.Assert) -> None:
+        self._inside -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = node.func
+        if (
+            isinstance(callee, cst.Attribute)
+            and callee.attr.value in CHECKING_METHODS
+            and isinstance(callee.value, cst.Name)
+        ):
+            self.names.add(callee.value.value)
+        if is_named_assert(callee):
+            self._inside += 1
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if is_named_assert(original_node.func):
+            self._inside -= 1
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self._inside:
+            self.names.add(node.value)
 
 
-def has_reason(mark: str, call: cst.Call | None) -> bool:
-    """skip: reason= or a positional reason; skipif and xfail: only reason= (their
-    positional arguments are conditions)."""
-    if call is None:
-        return False
-    if _keyword(call, "reason") is not None:
-        return True
-    return mark == "skip" and bool(_positional(call))
+def _names_in(node: cst.CSTNode) -> set[str]:
+    class _Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.add(node.value)
+
+    collector = _Names()
+    node.visit(collector)
+    return collector.found
 
 
-class _PytestApi(cst.CSTVisitor):
+def _checked_names(scope: cst.CSTNode) -> set[str]:
+    collector = _CheckedNames()
+    scope.visit(collector)
+    return collector.checked()
+
+
+class _BroadRaises(cst.CSTVisitor):
     def __init__(self, file: TestFile) -> None:
         self.file = file
         self.findings: list[Finding] = []
-        self._called_marks: set[cst.CSTNode] = set()
+        self._functions: list[cst.CSTNode] = [file.module]
+        self._checked: dict[int, set[str]] = {}  # per function, computed when first needed
+        self._caught_as: dict[cst.CSTNode, str] = {}  # raises call -> the name it is kept under
 
-    def _mark(self, node: cst.CSTNode) -> str | None:
-        return next((MARKS[n] for n in self.file.names(node) if n in MARKS), None)
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None and isinstance(node.asname.name, cst.Name):
+            self._caught_as[node.item] = node.asname.name.value
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        [*_, target] = node.targets
+        if isinstance(target.target, cst.Name):
+            self._caught_as[node.value] = target.target.value  # caught = pytest.raises(E, f)
 
     def visit_Call(self, node: cst.Call) -> None:
-        mark = self._mark(node.func)
-        if mark is not None:
-            # Seen here with its arguments; visit_Attribute must not report it again bare.
-            self._called_marks.add(node.func)
-            self._check_mark(node, mark, node)
-        elif self.file.refers_to(node.func, {"pytest.raises"}):
-            self._check_raises(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._bare_mark(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._bare_mark(node)  # `from pytest.mark import skip` (rare, but an alias all the same)
-
-    def _bare_mark(self, node: cst.Attribute | cst.Name) -> None:
-        mark = self._mark(node)
-        if mark is not None and node not in self._called_marks:
-            self._check_mark(node, mark, None)
-
-    def _check_mark(self, node: cst.CSTNode, mark: str, call: cst.Call | None) -> None:
-        if has_reason(mark, call):
+        if not self.file.refers_to(node.func, {"pytest.raises"}):
+            return
+        broad = self._broad_name(node)
+        if broad is None or _keyword(node, "match") is not None or self._checked_after(node):
             return
         self.findings.append(
             self.file.finding(
                 node,
-                SKIP_WITHOUT_REASON,
-                f"pytest.mark.{mark} without a reason",
-                f'say why and when it can go: pytest.mark.{mark}({_ARGS[mark]}reason="...")',
+                BROAD_RAISES,
+                f"pytest.raises({broad}) without match= passes on any error, typos included",
+                "expect the specific exception type, or add match= for its message",
             )
         )
 
-    def _check_raises(self, call: cst.Call) -> None:
-        expected = _keyword(call, "expected_exception") or next(iter(_positional(call)), None)
-        if expected is None or _keyword(call, "match") is not None:
-            return
+    def _broad_name(self, call: cst.Call) -> str | None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        expected = _keyword(call, "expected_exception") or next(iter(positional), None)
+        if expected is None:
+            return None
         value = expected.value
         elements = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
         broad = [e for e in elements if self.file.refers_to(e, BROAD_EXCEPTIONS)]
-        if broad:
-            name = min(self.file.names(broad[0]) & BROAD_EXCEPTIONS).removeprefix("builtins.")
-            self.findings.append(
-                self.file.finding(
-                    call,
-                    BROAD_RAISES,
-                    f"pytest.raises({name}) without match= passes on any error, typos included",
-                    "expect the specific exception type, or add match= for its message",
-                )
-            )
+        if not broad:
+            return None
+        return min(self.file.names(broad[0]) & BROAD_EXCEPTIONS).removeprefix("builtins.")
+
+    def _checked_after(self, call: cst.Call) -> bool:
+        name = self._caught_as.get(call)
+        if name is None:
+            return False
+        function = self._functions[-1]
+        if id(function) not in self._checked:
+            self._checked[id(function)] = _checked_names(function)
+        return name in self._checked[id(function)]
 
 
 def check(file: TestFile) -> list[Finding]:
-    visitor = _PytestApi(file)
+    visitor = _BroadRaises(file)
     file.module.visit(visitor)
     return visitor.findings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from guardcheck.lint import no_assert, pytest_api, source_reading, tautology
+from guardcheck.lint import no_assert, raises, skips, source_reading, swallowed, tautology
 from guardcheck.lint.finder import find_test_files
 from guardcheck.lint.finding import Finding
 from guardcheck.lint.parsed import ParseCache, TestFile
@@ -13,7 +13,13 @@ from guardcheck.lint.report import LintReport
 from guardcheck.lint.suppress import allowed_by_line
 
 # Rules that need only the file itself; no-assert also follows helpers elsewhere.
-FILE_RULES = (source_reading.check, tautology.check, pytest_api.check)
+FILE_RULES = (
+    source_reading.check,
+    tautology.check,
+    swallowed.check,
+    raises.check,
+    skips.check,
+)
 
 
 def lint_paths(paths: Sequence[Path], root: Path) -> LintReport:

@@ -22,6 +22,8 @@ class _SourceReading(cst.CSTVisitor):
         self.file = file
         self.values = Values(file)
         self.findings: list[Finding] = []
+        # getsource callees whose call reads code the test made itself (not a smell).
+        self._reads_own_code: set[cst.CSTNode] = set()
 
     def _add(self, node: cst.CSTNode, message: str, fix: str = FIX_BEHAVIOUR) -> None:
         self.findings.append(self.file.finding(node, SOURCE_READING, message, fix))
@@ -41,11 +43,16 @@ class _SourceReading(cst.CSTVisitor):
 
     def _getsource(self, node: cst.Name | cst.Attribute) -> None:
         names = self.file.names(node) & (GETSOURCE | GETSOURCEFILE)
-        if names:
+        if names and node not in self._reads_own_code:
             self._add(node, f"reads source code with {min(names)}()")
 
     def visit_Call(self, node: cst.Call) -> None:
         file = self.file
+        # Called, so its argument says whose source it reads (the callee is visited next).
+        if file.refers_to(
+            node.func, GETSOURCE | GETSOURCEFILE
+        ) and not self.values.reads_code_under_test(node):
+            self._reads_own_code.add(node.func)
         if self.values.reads_source_file(node):
             self._add(node, "reads a Python source file (__file__ or a .py path) as text")
         elif (

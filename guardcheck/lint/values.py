@@ -14,12 +14,17 @@ from guardcheck.lint.parsed import TestFile
 
 GETSOURCE = frozenset({"inspect.getsource", "inspect.getsourcelines"})
 GETSOURCEFILE = frozenset({"inspect.getsourcefile"})
+# Return the path of an object's source file without being a smell by themselves.
+SOURCE_FILE_OF = frozenset({"inspect.getfile"}) | GETSOURCEFILE
+LINECACHE = frozenset({"linecache.getline", "linecache.getlines", "linecache.updatecache"})
+# Builtins whose result is (the class of) their argument, not something new.
+SAME_OBJECT_OF = frozenset({"builtins.type", "builtins.getattr"})
 PATH_TYPES = frozenset(
     {f"pathlib.{name}" for name in ("Path", "PurePath", "PosixPath", "WindowsPath")}
 )
 CWD = frozenset({"pathlib.Path.cwd", "os.getcwd"})
 DIRNAME = frozenset({"os.path.dirname", "os.path.abspath", "os.path.realpath"})
-OPEN = frozenset({"builtins.open", "io.open"})
+OPEN = frozenset({"builtins.open", "io.open", "codecs.open", "tokenize.open"})
 # Methods that keep a path naming the same file, and those that keep code text code text.
 SAME_FILE_METHODS = frozenset({"resolve", "absolute", "expanduser"})
 TEXT_METHODS = frozenset({"strip", "lstrip", "rstrip", "splitlines", "decode"})
@@ -33,6 +38,16 @@ def _literal_py(node: cst.BaseExpression) -> bool:
             return value.endswith(b".py")
         return isinstance(value, str) and value.endswith(".py")
     return False
+
+
+def _module_file(node: cst.Attribute) -> bool:
+    """`mod.__file__` or `mod.__spec__.origin`."""
+    spec_origin = (
+        node.attr.value == "origin"
+        and isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "__spec__"
+    )
+    return node.attr.value == "__file__" or spec_origin
 
 
 class Values:
@@ -49,6 +64,17 @@ class Values:
         if node.value is not None:
             for target in targets:
                 self._assigned[target] = node.value
+
+    def only_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """Every value `name` is bound to in its scope, or None when one of its bindings
+        is not a plain assignment seen so far (a parameter, a loop, an import, `+=`)."""
+        scope = self.file.scope(name)
+        bindings = list(scope[name.value]) if scope is not None else []
+        if not bindings or any(
+            not isinstance(b, Assignment) or b.node not in self._assigned for b in bindings
+        ):
+            return None
+        return [self._assigned[b.node] for b in bindings if isinstance(b, Assignment)]
 
     def _bound_values(self, name: cst.Name, seen: set[cst.CSTNode]) -> list[cst.BaseExpression]:
         scope = self.file.scope(name)
@@ -75,7 +101,7 @@ class Values:
                 return True
             return any(self.is_source_path(v, seen) for v in self._bound_values(node, seen))
         if isinstance(node, cst.Attribute):
-            return node.attr.value == "__file__"
+            return _module_file(node)
         if isinstance(node, cst.BinaryOperation):
             return isinstance(node.operator, cst.Divide) and self._joined(
                 [node.left, node.right], seen
@@ -124,7 +150,7 @@ class Values:
 
     def _call_gives_source_path(self, call: cst.Call, seen: set[cst.CSTNode]) -> bool:
         file = self.file
-        if file.refers_to(call.func, GETSOURCEFILE):
+        if file.refers_to(call.func, SOURCE_FILE_OF):
             return True
         if file.refers_to(call.func, PATH_TYPES | {"os.path.join"}):
             return bool(call.args) and self._joined([a.value for a in call.args], seen)
@@ -152,15 +178,47 @@ class Values:
         if not isinstance(node, cst.Call):
             return False
         if self.file.refers_to(node.func, GETSOURCE):
-            return True
+            return self.reads_code_under_test(node)
         if self.file.refers_to(node.func, {"textwrap.dedent"}):
             return bool(node.args) and self.is_source_text(node.args[0].value, seen)
         return self.reads_source_file(node, seen) or self._method_keeps_text(node, seen)
 
+    def reads_code_under_test(self, call: cst.Call) -> bool:
+        """Whether getsource(X) reads code the test did not make itself.
+
+        Code generated at run time (attrs' `__init__`, a class from `make_class`) and
+        code defined in the test file are not the source of the code under test.
+        """
+        return not call.args or not self._made_here(call.args[0].value, set())
+
+    def _made_here(self, node: cst.BaseExpression, seen: set[cst.CSTNode]) -> bool:
+        while isinstance(node, cst.Attribute | cst.Subscript):
+            node = node.value  # D.__init__, funcs[0]: made where D and funcs are
+        if isinstance(node, cst.Lambda):
+            return True
+        if isinstance(node, cst.Call):
+            if self.file.refers_to(node.func, SAME_OBJECT_OF):
+                return bool(node.args) and self._made_here(node.args[0].value, seen)
+            return True  # a factory's result: made at run time
+        if not isinstance(node, cst.Name) or node in seen:
+            return False
+        seen.add(node)
+        scope = self.file.scope(node)
+        bindings = list(scope[node.value]) if scope is not None else []
+        return bool(bindings) and all(
+            isinstance(b, Assignment)
+            and (
+                isinstance(b.node, cst.FunctionDef | cst.ClassDef)
+                or (b.node in self._assigned and self._made_here(self._assigned[b.node], seen))
+            )
+            for b in bindings
+        )
+
     def reads_source_file(self, call: cst.Call, seen: set[cst.CSTNode] | None = None) -> bool:
-        """open(SOURCE_PATH), SOURCE_PATH.read_text() / .read_bytes() / .open()."""
+        """open(SOURCE_PATH), SOURCE_PATH.read_text() / .read_bytes() / .open(),
+        linecache.getline(s)(SOURCE_PATH)."""
         seen = set() if seen is None else seen
-        if self.file.refers_to(call.func, OPEN):
+        if self.file.refers_to(call.func, OPEN | LINECACHE):
             return bool(call.args) and self.is_source_path(call.args[0].value, seen)
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in {*READ_METHODS, "open"}:
             return self.is_source_path(call.func.value, seen)
