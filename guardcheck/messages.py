@@ -144,6 +144,7 @@ class Collected:
     ran_before_tests: list[RanFunction] | None = field(default_factory=list)
     # Project modules imported from the user's tree instead of the copy: `name (path)`.
     foreign: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said once to the user (stderr)
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,9 @@ class ChildEnded:
     current: str | None  # the test it said it started last
     timed_out: float | None = None  # the budget that expired, when it did
     exit: str | None = None  # how it died, when it died without reporting
+    # It ended with status 0 without reporting: a test called os._exit(0), which plain
+    # pytest would end with the same status 0, the rest of its tests unrun.
+    clean_exit: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import gc
 import json
 import os
 import selectors
+import shlex
 import signal
 import socket
 import sys
@@ -63,6 +64,38 @@ _MAX_LOG = 64_000
 
 _collect_errors: list[str] = []
 _host: Host | None = None
+
+
+def _notes(config: pytest.Config) -> list[str]:
+    """What the user should hear once about how we run their pytest."""
+    asked = [
+        *config.getini("addopts"),
+        *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+        *config.invocation_params.args,
+    ]
+    if asks_for_workers(asked):
+        return [
+            "pytest-xdist's -n is turned off in guardcheck's pytest runs (given -n 0): "
+            "guardcheck runs its own workers (--jobs)"
+        ]
+    return []
+
+
+def asks_for_workers(args: list[str]) -> bool:
+    """Whether `args` ask pytest-xdist for workers (`-n 0`, the lab's own, does not)."""
+    tokens = iter(args)
+    for token in tokens:
+        if token in ("-n", "--numprocesses"):
+            value = next(tokens, "0")
+        elif token.startswith("--numprocesses="):
+            value = token.partition("=")[2]
+        elif token.startswith("-n") and not token.startswith("--"):
+            value = token[2:]
+        else:
+            continue
+        if value != "0":
+            return True
+    return False
 
 
 def _settings() -> messages.HostConfig | None:
@@ -204,6 +237,7 @@ class Host:
                 inifile=str(self.config.inipath) if self.config.inipath else None,
                 ran_before_tests=self.ran_before_tests,
                 foreign=foreign_modules(self.origin, self.root, self.source),
+                notes=_notes(self.config),
             )
         )
         self._prepare()
@@ -384,6 +418,7 @@ class Host:
         """`reexecuted`: mutated files a test executed again from the served text (runpy,
         reload). Their code carries no markers, so that only counts as evidence for a
         failing test, whose kill the control run then confirms without the mutant."""
+
         def main(out: int, child: Child) -> None:
             timing = {"child": time.perf_counter()}
             limit_address_space(self.memory_limit_mb)
@@ -569,6 +604,9 @@ class Host:
             current=child.current,
             timed_out=child.timeout if timed_out else None,
             exit=None if child.result or status is None else describe_exit(status),
+            clean_exit=not child.result
+            and status is not None
+            and os.waitstatus_to_exitcode(status) == 0,
         )
         if baseline and -child.key == 1 and self.parts_expected > 1:
             self.parts.append(message)

@@ -73,9 +73,14 @@ def quiet_plugins(settings: RunOptions) -> list[str]:
     `.coverage` file behind and slow every child. `--no-cov`, not `-p no:cov`:
     with the plugin blocked, a `--cov` in addopts is an unknown option.
     """
-    if importlib.util.find_spec("pytest_cov") is None or "no:cov" in settings.pytest_args:
-        return []
-    return ["--no-cov"]
+    flags = []
+    if importlib.util.find_spec("pytest_cov") is not None and "no:cov" not in settings.pytest_args:
+        flags.append("--no-cov")
+    # pytest-xdist's `-n` (often in addopts) would hand our host's tests to xdist's own
+    # workers: the lab runs its own. `-n 0`, given last, wins over any earlier `-n`.
+    if importlib.util.find_spec("xdist") is not None and "no:xdist" not in settings.pytest_args:
+        flags += ["-n", "0"]
+    return flags
 
 
 def _tail(path: Path, lines: int = 30) -> str:
@@ -104,6 +109,14 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
     interrupted = crash or ended.timed_out is not None
     failed = any(t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) for t in report.tests)
     unsure = report.unfollowed and not (ended.baseline or interrupted or failed)
+    error = unfollowed_error(report.unfollowed) if unsure else None
+    if ended.clean_exit and not ended.baseline:
+        during = f" during {ended.current}" if ended.current else ""
+        error = (
+            f"the test process exited with status 0{during} before its tests were over: "
+            "plain pytest would end the same way, with status 0, so nothing caught the "
+            "mutant; nor can guardcheck say it survived"
+        )
     return ChildOutcome(
         tests=tuple(report.tests),
         evidence=bool(report.evidence),
@@ -111,7 +124,7 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
         crash=crash,
         current=ended.current if interrupted else None,
         # A kill stands (its control run confirms it); a pass may not be the mutant's.
-        error=unfollowed_error(report.unfollowed) if unsure else None,
+        error=error,
     )
 
 
@@ -376,6 +389,7 @@ class FreshProcess:
             current=current,
             timed_out=self.timeout if timed_out else None,
             exit=_describe(self.process.returncode) if report is None and not timed_out else None,
+            clean_exit=report is None and not timed_out and self.process.returncode == 0,
         )
         own_log = report.log if report is not None and not timed_out else ""
         log = "\n".join(filter(None, [own_log, _tail(self.log, 60)]))

@@ -140,6 +140,8 @@ class LabSession:
         assert isinstance(message, messages.Collected)
         if message.foreign:
             raise BaselineFailed(_foreign_message(message.foreign, self.options))
+        for note in message.notes:
+            print(f"guardcheck: {note}", file=sys.stderr)
         if not message.tests:
             where = " ".join(self.options.tests) or "pytest's testpaths"
             raise BaselineFailed(

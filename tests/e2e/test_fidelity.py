@@ -12,10 +12,14 @@ data read through `importlib.resources` and `pkgutil`, and a CLI tested through
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from support.editable import BACKENDS, EditableProject, editable_project, hand_verdict
+from support.projects import commit, copy_project, edit, write_files
+from support.verdicts import guardcheck_run
 
 pytestmark = pytest.mark.slow
 
@@ -50,3 +54,76 @@ def test_every_entry_gets_the_hand_applied_verdict(backend, tmp_path, by_hand):
     module, and a doctest-collection crash was counted as a kill."""
     project = editable_project(tmp_path, backend)
     assert _verdicts(project, tmp_path / "report.json") == by_hand
+
+
+def _plain_suite_exit(root: Path) -> int:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode
+
+
+LEAVE = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "worker/__init__.py": "",
+    "worker/leave.py": (
+        "import os\n\n\ndef leave(status: int) -> str:\n"
+        "    if status:\n        os._exit(status)\n    return 'stayed'\n"
+    ),
+    "tests/test_leave.py": (
+        "from worker.leave import leave\n\n\n"
+        "def test_leave_zero_stays():\n    assert leave(0) == 'stayed'\n\n\n"
+        "def test_after():\n    assert True\n"
+    ),
+    "mutations/leave.toml": (
+        '[[mutation]]\nid = "exit-zero"\nsummary = "Leaves the process on status 0."\n'
+        'file = "worker/leave.py"\nscope = "leave"\nfind = "if status:"\n'
+        'replace = "if status == 0:"\n'
+    ),
+}
+
+
+def test_a_mutant_that_exits_the_test_process_with_status_0_is_an_error(tmp_path):
+    """Case 10: a mutant making the tests call `os._exit(0)` was "caught by" that test,
+    but plain pytest exits 0 with it (CI green): nothing caught it. Nor did it survive:
+    the verdict is `error`, naming the test."""
+    root = commit(write_files(tmp_path / "project", LEAVE))
+    applied = subprocess.run(
+        [sys.executable, "-m", "guardcheck", "apply", "exit-zero"], cwd=root, check=True
+    )
+    assert applied.returncode == 0
+    assert _plain_suite_exit(root) == 0  # by hand: the suite "passes"
+    subprocess.run(
+        [sys.executable, "-m", "guardcheck", "apply", "--revert", "exit-zero"], cwd=root, check=True
+    )
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["exit-zero"]["guardcheck"]
+    assert verdict["verdict"] == "error"
+    assert verdict["reason"].startswith(
+        "the test process exited with status 0 during tests/test_leave.py::test_leave_zero_stays"
+    )
+
+
+def test_xdist_in_addopts_is_turned_off_and_gives_the_same_verdicts(tmp_path):
+    """Case 12: `addopts = "-n 2"` made `guardcheck run` say "no tests collected";
+    guardcheck now gives its pytest runs `-n 0`, says so once, and the verdicts equal
+    those of the same project without `-n`."""
+    plain = copy_project(tmp_path / "plain", "verdicts", git=True)
+    xdist = copy_project(tmp_path / "xdist", "verdicts")
+    edit(
+        xdist / "pyproject.toml", 'testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = "-n 2"'
+    )
+    commit(xdist)
+    assert _plain_suite_exit(xdist) == _plain_suite_exit(plain) == 0
+    _, without = guardcheck_run(plain, tmp_path / "plain.json", "--no-cache")
+    done, with_n = guardcheck_run(xdist, tmp_path / "xdist.json", "--no-cache")
+    assert done.stderr.count("pytest-xdist's -n is turned off") == 1
+    assert {k: m["guardcheck"]["verdict"] for k, m in with_n.items()} == {
+        k: m["guardcheck"]["verdict"] for k, m in without.items()
+    }
