@@ -528,11 +528,37 @@ __all__ += [
 # -- guardcheck review ----------------------------------------------------------
 
 
+def read_source(root: Path, path: str) -> str:
+    """A project file's text as Python decodes it: its coding cookie's encoding, BOM kept.
+
+    GuardcheckError (exit 2) when Python could not decode it either, naming the line,
+    the byte and the fix (splices.read_source).
+    """
+    from guardcheck.splices import SourceEncodingError
+    from guardcheck.splices import read_source as read
+
+    try:
+        return read(root / path)
+    except SourceEncodingError as exc:
+        raise GuardcheckError(
+            f"{path} cannot be decoded as Python source: {exc}\n  fix: {exc.fix}"
+        ) from None
+
+
 def changed_lines_since(root: Path, rev: str, paths: Sequence[str] = ()) -> dict[str, set[int]]:
     """path -> lines of today's files changed since `rev` (working tree, committed or not)."""
     from guardcheck.sweep import changed_lines_since as changed
 
     return changed(root, rev, paths)
+
+
+def import_roots_first(paths: Sequence[Path], environ: Mapping[str, str]) -> dict[str, str]:
+    """`{"PYTHONPATH": ...}` with the import roots of `paths` ahead of `environ`'s: a
+    checkout's own packages then import from it, whatever an editable install points at
+    (the rule the lab's runs use, lab/importroots.py)."""
+    from guardcheck.lab.importroots import import_roots, with_roots_first
+
+    return with_roots_first(import_roots(str(p) for p in paths), dict(environ))
 
 
 def operator_mutants(
@@ -583,6 +609,7 @@ __all__ += [
     "REVIEW_DEFAULT_FAIL_ON",
     "ReviewRequest",
     "changed_lines_since",
+    "import_roots_first",
     "operator_mutants",
     "pr_comment",
     "review",

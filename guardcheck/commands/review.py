@@ -9,6 +9,7 @@ import click
 
 from guardcheck import api
 from guardcheck.commands.group import global_options, options_of
+from guardcheck.commands.reporting import check_paths
 
 
 def _categories(ctx: click.Context, param: click.Parameter, value: str | None) -> frozenset[str]:
@@ -91,8 +92,11 @@ def review_command(
     Exit codes: 0 no failing finding, 1 a --fail-on finding, 2 usage error,
     3 the baseline is red, 4 the mutant run stopped early, 130 interrupted.
     """
+    options = options_of(ctx)
+    reports = {"--json": json_path, "--markdown": markdown_path}
+    check_paths({flag: path for flag, path in reports.items() if path is not None}, options.root)
     request = api.ReviewRequest(
-        options=options_of(ctx),
+        options=options,
         base=base,
         max_mutants=max_mutants,
         sample_seed=sample_seed,

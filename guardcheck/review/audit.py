@@ -72,7 +72,7 @@ def lint_flags(root: Path, test_files: Sequence[str]) -> dict[str, str]:
         if finding.rule != "source-reading":
             continue
         if finding.path not in functions:
-            text = (root / finding.path).read_text(encoding="utf-8")
+            text = api.read_source(root, finding.path)
             functions[finding.path] = [
                 f for f in functions_of(finding.path, text) if is_test_function(f)
             ]

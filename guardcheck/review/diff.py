@@ -14,6 +14,8 @@ from pathlib import Path, PurePosixPath
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from guardcheck import api
+
 # pytest's default `python_files` (conftest.py is test code too, but holds no tests).
 TEST_FILE_GLOBS = ("test_*.py", "*_test.py")
 
@@ -67,7 +69,7 @@ def build_change(root: Path, lines: dict[str, set[int]]) -> Change:
     kept = {p: set(v) for p, v in lines.items() if p.endswith(".py") and (root / p).is_file()}
     change = Change(kept)
     for path in kept:
-        change.functions[path] = functions_of(path, (root / path).read_text(encoding="utf-8"))
+        change.functions[path] = functions_of(path, api.read_source(root, path))
     return change
 
 

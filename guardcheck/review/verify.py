@@ -62,7 +62,7 @@ def review(request: ReviewRequest) -> ReviewReport:
     _judge(report, [matrix.row(r, readers, test_ids, change) for r in results], readers, change)
     report.vacuous = _vacuous(tests, report.matrix)
     # Listed whether or not it gates: informational by default.
-    report.unpinned = _unpinned(root, base, change, tests, request.timeout)
+    report.unpinned = _unpinned(root, base, change, tests, request.timeout, roots)
     if not mutants:
         report.notes.append("no mutant in scope: the change touches no mutable source line")
     return report
@@ -134,7 +134,7 @@ def _place(nodeid: str, root: Path) -> tuple[str, int]:
     function = nodeid.split("[")[0]
     file = root / path
     if file.is_file():
-        for f in functions_of(path, file.read_text(encoding="utf-8")):
+        for f in functions_of(path, api.read_source(root, path)):
             if f.nodeid() == function:
                 return path, f.start
     return path, 1
@@ -168,11 +168,19 @@ def _vacuous(tests: list[Function], rows: list[MatrixRow]) -> list[FlaggedTest]:
 
 
 def _unpinned(
-    root: Path, base: Base, change: Change, tests: list[Function], timeout: float
+    root: Path,
+    base: Base,
+    change: Change,
+    tests: list[Function],
+    timeout: float,
+    source_roots: list[Path],
 ) -> list[FlaggedTest]:
     copied = [p for p in change.lines if p in change.test_files() or p.endswith("conftest.py")]
     by_id = {t.nodeid(): t for t in tests}
-    passing = pinning.passing_on_base(root, base, copied, list(by_id), timeout)
+    top = root.resolve()
+    inside = [s.resolve() for s in source_roots if s.resolve().is_relative_to(top)]
+    source = [s.relative_to(top).as_posix() for s in inside]
+    passing = pinning.passing_on_base(root, base, copied, list(by_id), timeout, source)
     return [
         FlaggedTest(t, by_id[t].path, by_id[t].start, f"passes on the base ({base.label})")
         for t in passing

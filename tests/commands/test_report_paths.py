@@ -79,3 +79,16 @@ def test_run_refuses_an_unwritable_report_path_before_anything_runs(tmp_path, ta
     assert "fix:" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (root / ".guardcheck" / "baseline.json").exists()  # nothing ran
+
+
+@pytest.mark.slow
+def test_review_refuses_an_unwritable_report_path_before_anything_runs(tmp_path):
+    """Regression: review wrote its reports at the very end, where an OSError was an
+    internal error (exit 4) after the whole review had run."""
+    root = copy_project(tmp_path / "ladder", "ladder", git=True)
+    target = "/proc/guardcheck-no-such-folder/review.json"
+    done = guardcheck(root, "review", "--base", "HEAD", "--json", target)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--json {target}: cannot create the folder" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (root / ".guardcheck" / "baseline.json").exists()  # nothing ran

@@ -98,3 +98,38 @@ def test_a_bom_files_sweep_run_and_apply_give_the_hand_applied_verdicts(tmp_path
     git(root, "rm", "-rq", "mutations")
     shutil.rmtree(root / "mutations", ignore_errors=True)
     assert tracked_bytes(root) == before
+
+
+LABEL = '# -*- coding: latin-1 -*-\ndef label(x):\n    return "café" if x > 10 else "no"\n'
+
+
+def test_review_of_a_change_to_bom_and_latin1_files_gives_the_hand_applied_verdicts(tmp_path):
+    """`review` takes the sweep's operator mutants on the changed lines: on a BOM file they
+    were shifted (issue 22 case 7), and a file with a latin-1 coding cookie was an internal
+    error (UnicodeDecodeError) instead of being read in its encoding (issue 24 point 8)."""
+    files = {**PROJECT, "tests/test_lab.py": "def test_nothing():\n    pass\n"}
+    root = commit(write_files(tmp_path / "project", files))
+    (root / "pkg/lab.py").write_bytes(LABEL.encode("latin-1"))
+    commit(root, "base")
+    changed = OPS.replace("x + 1", "x + 2")
+    (root / "pkg/ops.py").write_bytes(changed.encode("utf-8"))
+    (root / "pkg/lab.py").write_bytes(LABEL.replace("> 10", "> 12").encode("latin-1"))
+    (root / "tests/test_ops.py").write_text(
+        PROJECT["tests/test_ops.py"].replace("bump(1) == 2", "bump(1) == 3"), encoding="utf-8"
+    )
+    commit(root, "change")
+    done = guardcheck(root, "review", "--base", "HEAD~1", "--json", str(tmp_path / "r.json"))
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    review = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    on_changed_lines = generate(root, ["pkg"], changed_lines={"pkg/ops.py": {1}, "pkg/lab.py": {3}})
+    assert sorted(review["in_scope"]) == sorted(m.id for m in on_changed_lines.mutants)
+    assert "pkg/ops.py:1:23: replace + with -" in review["in_scope"]
+    assert "pkg/lab.py:3:24: replace > with >=" in review["in_scope"]
+    by_id = {m.id: m.changes[0] for m in on_changed_lines.mutants}
+    verdicts = {row["mutant_id"]: row["caught"] for row in review["matrix"]}
+    by_hand = {
+        i: caught_by_hand(root, tmp_path, change.path, change.mutated)
+        for i, change in by_id.items()
+    }
+    assert verdicts == by_hand
+    assert not all(by_hand.values())  # the latin-1 file's changed line has no test at all
