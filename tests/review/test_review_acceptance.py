@@ -6,10 +6,16 @@ below the limit and one test just over it (tests/fixtures/projects/README.md).
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
 import pytest
 from markdown_it import MarkdownIt
 from support.git import git
-from support.review import Review, build_change, parse_command, review
+from support.review import PROJECTS, Review, build_change, copy_tree, parse_command, review
 
 pytestmark = pytest.mark.slow
 
@@ -95,3 +101,63 @@ def test_hostile_file_names_and_source_text_stay_inside_their_annotation_and_mar
     rendered = MarkdownIt("commonmark").enable("table").render(done.markdown)
     assert "<script>" not in rendered
     assert "&lt;script&gt;alert(1)&lt;/script&gt;`|`" in rendered  # shown, as code
+
+
+SRC_PYPROJECT = """\
+[project]
+name = "textkit"
+version = "0"
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+
+[tool.guardcheck]
+source = ["src/textkit"]
+tests = ["tests"]
+"""
+
+
+def _src_layout(tree: Path) -> None:
+    (tree / "src").mkdir(exist_ok=True)
+    shutil.move(tree / "textkit", tree / "src" / "textkit")
+
+
+def editable_install(venv: Path, project_src: Path) -> str:
+    """A venv whose site-packages finds guardcheck's own packages and, as an editable
+    install's `.pth` does, the project's `src/` in the user's tree."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    where = [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+    site_packages = Path(
+        subprocess.run(where, check=True, capture_output=True, text=True).stdout.strip()
+    )
+    ours = sysconfig.get_paths()["purelib"]
+    (site_packages / "guardcheck_env.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    (site_packages / "__editable__.textkit-0.pth").write_text(f"{project_src}\n")
+    return python
+
+
+def test_acceptance_on_an_editable_src_project_neither_new_test_is_unpinned(tmp_path):
+    """Regression: the base worktree's tests imported today's package (the editable install
+    points at the user's tree), so both new tests passed there and were called unpinned."""
+    root = tmp_path / "textkit"
+    root.mkdir()
+    copy_tree(PROJECTS / "review_textkit" / "base", root)
+    _src_layout(root)
+    (root / "pyproject.toml").write_text(SRC_PYPROJECT)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    staged = tmp_path / "change"
+    copy_tree(PROJECTS / "review_textkit" / "change", staged)
+    _src_layout(staged)
+    copy_tree(staged, root)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "change")
+    python = editable_install(tmp_path / "venv", root / "src")
+    done = review(root, "--base", "HEAD~1", python=python)
+    assert done.code == 1, done.err
+    assert done.ids("unpinned") == []
+    assert done.ids("vacuous") == [WEAK]
+    survivors = {(s["path"], s["mutated"]) for s in done.report["survivors"]}
+    assert ("src/textkit/clean.py", OFF_BY_ONE) in survivors

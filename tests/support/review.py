@@ -60,12 +60,14 @@ class Review:
         return [item["nodeid"] for item in self.report[key]]
 
 
-def review(root: Path, *args: str, summary: Path | None = None) -> Review:
+def review(
+    root: Path, *args: str, summary: Path | None = None, python: str = sys.executable
+) -> Review:
     """`guardcheck review ARGS` in `root` with `GITHUB_ACTIONS` set; JSON and Markdown read back."""
     json_path, markdown_path = root.parent / "review.json", root.parent / "review.md"
     done = subprocess.run(
         [
-            sys.executable,
+            python,
             "-m",
             "guardcheck",
             "review",
