@@ -6,10 +6,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from guardcheck.equiv.construction import compare_construction
 from guardcheck.equiv.functions import FunctionReport, compare_functions, resolve_pair, user_hook
 from guardcheck.equiv.report import function_json, function_text, stateful_json, stateful_text
 from guardcheck.equiv.request import BACKENDS, EquivRequest
-from guardcheck.equiv.stateful import DEFAULT_SEQUENCES, StatefulResult, compare_objects
+from guardcheck.equiv.stateful import DEFAULT_SEQUENCES, Machine, StatefulResult, compare_objects
 from guardcheck.errors import GuardcheckError
 
 
@@ -24,7 +25,7 @@ class EquivResult:
         if self.functions is not None:
             return not self.functions.result.disagreements
         assert self.stateful is not None
-        return self.stateful.divergence is None
+        return self.stateful.equal
 
     def text(self) -> str:
         if self.functions is not None:
@@ -61,6 +62,10 @@ def check(request: EquivRequest) -> EquivResult:
         return EquivResult(request, functions=compare_functions(request))
     old, new, paths = resolve_pair(request)
     hooks = user_hook(request.strategy, paths, "--strategy")
+    fresh_old, fresh_new = Machine(old.obj, new.obj, ()).fresh()
+    built, why = compare_construction(old.obj, new.obj, fresh_old, fresh_new, request)
+    if built is not None and built.result.disagreements:
+        return EquivResult(request, stateful=StatefulResult(methods=[], built=built))
     result = compare_objects(
         old.obj,
         new.obj,
@@ -69,4 +74,6 @@ def check(request: EquivRequest) -> EquivResult:
         sequences=request.examples or DEFAULT_SEQUENCES,
         max_steps=request.steps,
     )
+    result.built = built
+    result.notes += [why] if why else []
     return EquivResult(request, stateful=result)

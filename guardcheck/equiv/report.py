@@ -69,8 +69,33 @@ def function_text(report: FunctionReport) -> str:
     return "\n".join(lines)
 
 
+def _built_lines(built: FunctionReport) -> list[str]:
+    """The factories' signatures; when their fresh objects differ, how, as a function's would."""
+    lines = []
+    if built.signature != "()" or built.new_signature not in ("", "()"):
+        lines = [f"factory {built.signature}"]
+        if built.new_signature and built.new_signature != built.signature:
+            lines.append(f"NEW factory {built.new_signature}")
+    result = built.result
+    if not result.disagreements:
+        return lines
+    found = result.disagreements[0]
+    lines += [
+        f"diverged when built, before any call ({_n(result.total)} builds: {evidence(built)}):",
+        f"  {_call('x = factory', found)}",
+        f"  OLD state {found.old.shown}",
+        f"  NEW state {found.new.shown}",
+    ]
+    return lines
+
+
 def stateful_text(old: str, new: str, result: StatefulResult) -> str:
-    lines = [f"OLD {old}", f"NEW {new}", f"methods {', '.join(result.methods)}"]
+    lines = [f"OLD {old}", f"NEW {new}"]
+    if result.built is not None:
+        lines += _built_lines(result.built)
+        if result.built.result.disagreements:
+            return "\n".join(lines)
+    lines += [f"methods {', '.join(result.methods)}", *(f"note: {n}" for n in result.notes)]
     done = f"{_n(result.sequences)} call sequences ({_n(result.steps)} steps, hypothesis)"
     divergence = result.divergence
     if divergence is None:
@@ -121,6 +146,18 @@ def function_json(report: FunctionReport) -> dict[str, Any]:
     }
 
 
+def _built_json(built: FunctionReport | None) -> dict[str, Any] | None:
+    if built is None:
+        return None
+    return {
+        "signature": built.signature,
+        "new_signature": built.new_signature or built.signature,
+        "builds": built.result.total,
+        "tiers": {tier: built.result.counts[tier] for tier in TIERS},
+        "disagreements": [_disagreement(d) for d in built.result.disagreements],
+    }
+
+
 def stateful_json(old: str, new: str, result: StatefulResult) -> dict[str, Any]:
     divergence = result.divergence
     return {
@@ -128,7 +165,9 @@ def stateful_json(old: str, new: str, result: StatefulResult) -> dict[str, Any]:
         "mode": "stateful",
         "old": old,
         "new": new,
-        "equal": divergence is None,
+        "equal": result.equal,
+        "built": _built_json(result.built),
+        "notes": result.notes,
         "methods": result.methods,
         "sequences": result.sequences,
         "steps": result.steps,

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException, NoSuchExample
 
 from guardcheck.equiv.compare import Outcome, agree, call
+from guardcheck.equiv.functions import FunctionReport
 from guardcheck.equiv.search import QUIET
 from guardcheck.errors import GuardcheckError
 
@@ -118,6 +119,13 @@ class StatefulResult:
     steps: int = 0
     divergence: Divergence | None = None
     shrunk: bool = False
+    built: FunctionReport | None = None  # the factories compared as they build (construction)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def equal(self) -> bool:
+        built_apart = self.built is not None and bool(self.built.result.disagreements)
+        return self.divergence is None and not built_apart
 
 
 @dataclass(frozen=True)

@@ -67,3 +67,39 @@ def test_methods_not_shared_are_a_usage_error(gates):
 
     with pytest.raises(GuardcheckError, match="not supported by both"):
         run(gates, "builtins:dict", "gatekit.views:make_lenient_view", methods=("fromkeys_x",))
+
+
+def test_a_changed_dataclass_field_default_is_found_when_built(gates):
+    """Issue 23, point 2, for --stateful: a field default no method reads (`retries`) used
+    to pass every call sequence; the builds are compared first, leaving each field out."""
+    result = run(
+        gates, "gatekit.settings:Journal", "gatekit.settings:JournalMoreRetries", examples=50
+    )
+    assert not result.equal
+    [found] = result.stateful.built.result.disagreements
+    assert found.omitted == ("retries",)
+    assert found.old.value["retries"] == 3
+    assert found.new.value["retries"] == 5
+    text = result.text()
+    assert "factory (sep: str = '-', rows: list[str] = list(), retries: int = 3)" in text
+    assert "NEW factory (sep: str = '-', rows: list[str] = list(), retries: int = 5)" in text
+    assert "called without `retries`: x = factory(" in text
+
+
+def test_unchanged_field_defaults_are_not_a_false_alarm(gates):
+    result = run(
+        gates, "gatekit.settings:Journal", "gatekit.settings:JournalRewritten", examples=200
+    )
+    assert result.equal, result.text()
+    built = result.stateful.built.result
+    assert built.counts["defaults"] > 0
+    assert result.stateful.sequences == 200
+
+
+def test_a_changed_keyword_only_default_of_a_factory_is_found(gates):
+    result = run(gates, "gatekit.settings:make_table", "gatekit.settings:make_table_b")
+    assert not result.equal
+    [found] = result.stateful.built.result.disagreements
+    assert found.omitted == ("first",)
+    assert (found.old.value, found.new.value) == ([("a", 0)], [("b", 0)])
+    assert "factory (*, first: str = 'a')" in result.text()
