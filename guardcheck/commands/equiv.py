@@ -83,8 +83,11 @@ def equiv_command(
     """Do OLD and NEW behave the same? Each is package.module:qualname, optionally @REV.
 
     Inputs come from OLD's type annotations (or --strategy): exhaustive when every
-    argument has a small finite domain, then boundary values from the constants in
-    the code, then Hypothesis. A disagreement is shrunk and shown with both outcomes.
+    argument has a small finite domain, then each defaulted argument left out (alone
+    and all together), boundary values from the constants in the code, then
+    Hypothesis. A disagreement is shrunk and shown with both outcomes. @REV serves the
+    whole project from that commit; modules are found from the project root, its
+    source folders and pytest's pythonpath.
 
     Exit codes: 0 no disagreement, 1 disagreement, 2 usage error.
     """

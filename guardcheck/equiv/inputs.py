@@ -32,6 +32,9 @@ from guardcheck.errors import GuardcheckError
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), enum.Enum, tuple, frozenset)
 _PLAIN_DEFAULTS = (bool, int, float, str, bytes)  # an unannotated default of these types gives it
+# Text where separators, case, whitespace and emptiness show: a default separator or a
+# strip/split change is met by the boundary and defaults tiers, not only by luck.
+STR_POOL = ("", "a", " ", "a b", "A-b_c.d", "a\n")
 _LONGEST_DEFAULT = 60  # characters of a default's repr shown in the signature line
 
 
@@ -188,6 +191,8 @@ def _boundary(
         return tuple(v for v in pool if bound is None or abs(v) <= bound)
     if annotation is float:
         return (*float_pool(constants), math.inf, -math.inf, math.nan)
+    if annotation is str:
+        return STR_POOL
     return ()
 
 

@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.projects import PROJECTS, commit, copy_project, git
+from support.projects import PROJECTS, commit, copy_project, edit, git
+
+REPO = Path(__file__).resolve().parents[2]
 
 # The top-level packages of the fixture projects, imported afresh by each test.
 FIXTURE_PACKAGES = {"gatekit", "ledger", "pkg", "hooks", "pkg_a", "pkg_b"}
@@ -27,7 +29,11 @@ def _isolated_imports() -> Iterator[None]:
 
 @pytest.fixture
 def gates(tmp_path: Path) -> Path:
-    return copy_project(tmp_path / "gates", "equiv_gates")
+    """The equiv_gates project; its pythonpath names the repository root relative to where
+    it lives in the repository, so the copy names it absolutely."""
+    root = copy_project(tmp_path / "gates", "equiv_gates")
+    edit(root / "pyproject.toml", '"../../../.."', f'"{REPO.as_posix()}"')
+    return root
 
 
 @pytest.fixture
