@@ -181,6 +181,7 @@ def timed_run(
     rss_file: Path,
     timeout_s: float,
     env: dict[str, str] | None = None,
+    python: str | None = None,
 ) -> Timed:
     """Run one tool under rss_launcher.py; wall time, peak RSS of its top process and tree.
 
@@ -188,9 +189,11 @@ def timed_run(
     from the launcher (getrusage(RUSAGE_SELF) at exit, this process only); a /proc VmHWM
     poll every 50 ms is the fallback if the tool skipped exit hooks. wait4's rusage gives
     the largest single process of the whole tree (what `/usr/bin/time -v` would report).
+    `python` runs the launcher (default: this interpreter); another venv's python finds
+    that venv's console scripts (bench/corpus runs each library's own venv).
     """
     rss_file.unlink(missing_ok=True)
-    cmd = [sys.executable, str(LAUNCHER), str(rss_file), *argv]
+    cmd = [python or sys.executable, str(LAUNCHER), str(rss_file), *argv]
     polled: list[int] = []
     done = threading.Event()
     with log.open("wb") as out:
