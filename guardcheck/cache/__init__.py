@@ -27,7 +27,7 @@ from typing import Protocol
 from guardcheck.cache import codec, keys
 from guardcheck.cache.deps import Coverage, DependencyKeys
 from guardcheck.cache.files import project_digests
-from guardcheck.cache.store import Store
+from guardcheck.cache.store import Store, cache_secret
 from guardcheck.model import (
     BaselineTest,
     Mutant,
@@ -126,20 +126,26 @@ class ResultCache:
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
-        self.store = Store(options.output_dir / "cache")
+        self.store = Store(options.output_dir / "cache", cache_secret())
         self.digests = project_digests(options.root, options.tests, options.output_dir)
         self.environment = keys.environment_key(options)
-        self.world = keys.world_key(self.environment, self.digests)
+        self.world_inputs = keys.world_inputs(self.environment, self.digests)
+        self.world = keys.key_of("world", self.world_inputs)
         self._others: dict[frozenset[str], str] = {}
         self._nodeids: dict[str, tuple[str, ...]] = {}  # one tuple per list: rows key on it
         self._rows = codec.Rows()
 
     def key(self, mutant: Mutant) -> str:
+        return self.keyed(mutant)[0]
+
+    def keyed(self, mutant: Mutant) -> tuple[str, keys.Inputs]:
+        """The mutant's project-state key and the inputs it was computed from."""
         paths = frozenset(c.path for c in mutant.changes)
         others = self._others.get(paths)
         if others is None:
             others = self._others[paths] = keys.files_key(self.digests, paths)
-        return keys.mutant_key(self.environment, others, mutant)
+        inputs = keys.mutant_inputs(self.environment, others, mutant)
+        return keys.key_of("mutant", inputs), inputs
 
     def lookup(self, chosen: Sequence[Mutant]) -> Lookup:
         found = Lookup(list(chosen))
@@ -149,7 +155,7 @@ class ResultCache:
                 found.misses.append(index)
             else:
                 found.hits[index] = result
-        body = self.store.read("baseline", self.world)
+        body = self.store.read("baseline", self.world, self.world_inputs)
         if body is not None:
             try:
                 tests = [
@@ -167,7 +173,7 @@ class ResultCache:
         return has("baseline", self.world) and all(has("mutant", self.key(m)) for m in mutants)
 
     def _result(self, mutant: Mutant) -> MutantResult | None:
-        return self.read_result("mutant", self.key(mutant), mutant)
+        return self.read_result("mutant", *self.keyed(mutant), mutant)
 
     def save(
         self,
@@ -180,9 +186,8 @@ class ResultCache:
         entries: list[Entry] = []
         if report.baseline and not report.interrupted:
             tests = [[t.nodeid, t.duration, t.path, t.outcome.value] for t in report.baseline]
-            entries.append(
-                ("baseline", self.world, {"tests": tests, "seconds": report.baseline_seconds})
-            )
+            body = {"tests": tests, "seconds": report.baseline_seconds}
+            entries.append(("baseline", self.world, body, self.world_inputs))
         for result in report.results:
             if id(result) not in saved:
                 entries += self.entries_of(result, restorer)
@@ -197,20 +202,24 @@ class ResultCache:
         entries: list[Entry] = []
         digest, nodeids = codec.nodeids_blob(result.selection)
         if digest not in self._nodeids:
-            entries.append(("tests", digest, nodeids))
+            entries.append(("tests", digest, nodeids, None))  # named by its own digest
             self._nodeids[digest] = tuple(nodeids)
         body = codec.encode(result, digest)
         dependency = restorer.keys.get(id(result.mutant)) if restorer else None
         if dependency is not None:
-            entries.append(("dependency", dependency, body))
+            entries.append(("dependency", dependency[0], body, dependency[1]))
             # Named, so that a run restoring this entry keeps the other from eviction.
-            body = {**body, "dependency": dependency}
-        entries.append(("mutant", self.key(result.mutant), body))
+            body = {**body, "dependency": dependency[0]}
+        key, inputs = self.keyed(result.mutant)
+        entries.append(("mutant", key, body, inputs))
         return entries
 
-    def read_result(self, kind: str, key: str, mutant: Mutant) -> MutantResult | None:
-        """The verdict stored under `key`, for `mutant`; a malformed entry is discarded."""
-        body = self.store.read(kind, key)
+    def read_result(
+        self, kind: str, key: str, inputs: keys.Inputs, mutant: Mutant
+    ) -> MutantResult | None:
+        """The verdict stored under `key` (computed from `inputs`), for `mutant`; an entry
+        that is malformed or not computed from `inputs` is discarded."""
+        body = self.store.read(kind, key, inputs)
         if body is None:
             return None
         try:
@@ -220,6 +229,9 @@ class ResultCache:
                 stored = self.store.read("tests", digest)
                 if not isinstance(stored, list):
                     raise ValueError(f"its test id list {digest} is missing")
+                if codec.nodeids_digest(stored) != digest:  # the list names itself
+                    self.store.discard("tests", digest, "its ids do not hash to its name")
+                    raise ValueError(f"its test id list {digest} was changed")
                 nodeids = self._nodeids[digest] = tuple(str(n) for n in stored)
             result = codec.decode(body, mutant, nodeids, self._rows)
             if isinstance(body.get("dependency"), str):
@@ -241,7 +253,7 @@ class ResultCache:
         self.store.evict_unused()
 
 
-Entry = tuple[str, str, object]  # kind, key, body
+Entry = tuple[str, str, object, keys.Inputs | None]  # kind, key, body, the key's inputs
 
 
 class Saver:
@@ -300,7 +312,8 @@ class Restorer:
 
     def __init__(self, cache: ResultCache) -> None:
         self.cache = cache
-        self.keys: dict[int, str] = {}  # id(mutant) -> dependency key, for save()
+        # id(mutant) -> its dependency key and the inputs it was computed from, for save()
+        self.keys: dict[int, tuple[str, keys.Inputs]] = {}
         self.restored = 0
         self._deps: DependencyKeys | None = None
         self._coverage: object = None
@@ -318,8 +331,10 @@ class Restorer:
             self._deps = DependencyKeys(
                 cache.environment, cache.options.root, cache.digests, baseline, coverage
             )
-        key = self.keys[id(mutant)] = self._deps.mutant_key(mutant, selection)
-        result = self.cache.read_result("dependency", key, mutant)
+        inputs = self._deps.mutant_inputs(mutant, selection)
+        key = keys.key_of("dependencies", inputs)
+        self.keys[id(mutant)] = key, inputs
+        result = self.cache.read_result("dependency", key, inputs, mutant)
         if result is None:
             return None
         self.restored += 1

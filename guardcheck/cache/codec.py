@@ -37,7 +37,12 @@ def _read_test(data: list[Any]) -> TestResult:
 def nodeids_blob(selection: tuple[Selection, ...]) -> tuple[str, list[str]]:
     """(digest, ids) of the selection's test ids in order: stored once, shared by mutants."""
     nodeids = [s.nodeid for s in selection]
-    return hashlib.sha256(json.dumps(nodeids).encode()).hexdigest(), nodeids
+    return nodeids_digest(nodeids), nodeids
+
+
+def nodeids_digest(nodeids: list[Any]) -> str:
+    """The name a test-id list is stored under: its own digest, so a reader re-checks it."""
+    return hashlib.sha256(json.dumps(nodeids).encode()).hexdigest()
 
 
 def encode(result: MutantResult, nodeids_digest: str) -> dict[str, Any]:

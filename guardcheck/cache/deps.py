@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from guardcheck.cache.keys import hash_parts
+from guardcheck.cache.keys import Inputs, hash_parts, key_of
 from guardcheck.cache.units import Units, changed_units, units_of
 from guardcheck.model import BaselineTest, Mutant, Selection
 
@@ -83,11 +83,17 @@ class DependencyKeys:
             key = self._tests[nodeid] = hash_parts(parts)
         return key
 
+    def mutant_inputs(self, mutant: Mutant, selection: Sequence[Selection]) -> Inputs:
+        tests = [self.test_key(s.nodeid) for s in selection if s.selected]
+        return {
+            "environment": self.environment,
+            "shared": self.shared,
+            "mutant": hash_parts(mutant_parts(mutant, self._originals)),
+            "tests": hash_parts(tests),
+        }
+
     def mutant_key(self, mutant: Mutant, selection: Sequence[Selection]) -> str:
-        parts = ["dependencies", self.environment, self.shared]
-        parts += mutant_parts(mutant, self._originals)
-        parts += [f"test {self.test_key(s.nodeid)}" for s in selection if s.selected]
-        return hash_parts(parts)
+        return key_of("dependencies", self.mutant_inputs(mutant, selection))
 
 
 def test_qualname(nodeid: str) -> str:

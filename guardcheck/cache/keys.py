@@ -4,6 +4,9 @@
     mutant key = H(environment, digests of every project file *except* the mutated
                    ones, the mutated files' mutated text, what the mutant is)
 
+Each key is `key_of(kind, inputs)`, a hash of a few named digests (`Inputs`); an entry
+records its inputs, and a reader believes it only when they are its own.
+
 So a mutant hits when the code its tests run under it is byte-identical to last time:
 editing `a.py` re-tests every mutant of `a.py` whose mutated text changed (all of them:
 the mutated text is the whole file) and every mutant of other files (their "other
@@ -25,7 +28,12 @@ from guardcheck.model import Mutant
 from guardcheck.options import RunOptions
 from guardcheck.shard import content_key
 
-FORMAT = 3  # bump when an entry's layout or the key's recipe changes
+FORMAT = 4  # bump when an entry's layout or the key's recipe changes
+
+# The named digests a key is computed from: stored in the entry, and compared with the
+# reader's own before the entry is believed (store.py), so an entry placed under a key it
+# was not computed for says which input differs instead of being replayed.
+Inputs = dict[str, str]
 
 # RunOptions fields that can change a verdict or what it is judged from (see provenance's
 # VERDICT_FIELDS; `only` and the gate are left out: they pick and judge, not run).
@@ -92,13 +100,22 @@ def files_key(digests: Mapping[str, str], without: frozenset[str] = frozenset())
     return hash_parts(f"{path}\0{digests[path]}" for path in sorted(digests) if path not in without)
 
 
+def key_of(kind: str, inputs: Mapping[str, str]) -> str:
+    """The key of `inputs` (name -> digest): what an entry records and a reader re-checks."""
+    return hash_parts([kind, *(f"{name}={inputs[name]}" for name in sorted(inputs))])
+
+
+def world_inputs(environment: str, digests: Mapping[str, str]) -> Inputs:
+    return {"environment": environment, "files": files_key(digests)}
+
+
 def world_key(environment: str, digests: Mapping[str, str]) -> str:
-    return hash_parts(["world", environment, files_key(digests)])
+    return key_of("world", world_inputs(environment, digests))
 
 
-def mutant_key(environment: str, others: str, mutant: Mutant) -> str:
+def mutant_inputs(environment: str, others: str, mutant: Mutant) -> Inputs:
     """`others`: files_key of the project without this mutant's files."""
-    parts = ["mutant", environment, others, content_key(mutant), mutant.summary, mutant.mutator]
+    parts = [content_key(mutant), mutant.summary, mutant.mutator]
     parts += [f"killed_by {k}" for k in mutant.killed_by]
     parts += [f"tag {t}" for t in mutant.tags]
     for change in mutant.changes:
@@ -106,4 +123,8 @@ def mutant_key(environment: str, others: str, mutant: Mutant) -> str:
             change.path,
             hashlib.sha256(change.mutated.encode("utf-8", "surrogatepass")).hexdigest(),
         ]
-    return hash_parts(parts)
+    return {"environment": environment, "files": others, "mutant": hash_parts(parts)}
+
+
+def mutant_key(environment: str, others: str, mutant: Mutant) -> str:
+    return key_of("mutant", mutant_inputs(environment, others, mutant))

@@ -2,10 +2,12 @@
 
 A run appends every entry it writes to a pack of its own, `packs/<name>.jsonl`, one
 line per entry: `<kind> <key> <json>`, the JSON holding the format version,
-guardcheck's version, its kind and its key beside the body. A reader believes an entry
-only when all four match what it asked for; anything else (truncated, foreign, from
-another guardcheck, edited) is discarded with a warning and counts as a miss, so a bad
-line can cost a re-run but never a verdict. Each line goes out in one write(2) to a
+guardcheck's version, its kind, its key, the inputs the key was computed from and a seal
+(`Seals`) beside the body. A reader believes an entry only when the first four match what
+it asked for, the seal matches, and (when the reader gives them) the inputs are its own;
+anything else (truncated, foreign, from another guardcheck, edited, moved under another
+key) is discarded with a warning and counts as a miss, so a bad line can cost a re-run
+but never a verdict. Each line goes out in one write(2) to a
 file opened for appending, and a reader ignores a last line without its newline (a
 writer still at work, or killed mid-line): a concurrent reader sees whole entries.
 
@@ -25,13 +27,15 @@ run started meanwhile is left alone. Entries of the earlier layouts, one file ea
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import json
 import os
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +43,16 @@ from guardcheck import __version__
 from guardcheck.cache.keys import FORMAT
 
 PACKS = "packs"
+SECRET_VARIABLE = "GUARDCHECK_CACHE_SECRET"
+UNSEALED = "-"  # the seal's value while the seal is computed
 Entry = tuple[str, str]  # kind, key
 
 
 class Store:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, secret: bytes | None = None) -> None:
+        """`secret`: seal entries with HMAC under it (see Seals); None: a plain checksum."""
         self.folder = folder
+        self._seals = Seals(secret)
         self.packs = folder / PACKS
         self.warnings: list[str] = []
         self.used: set[Entry] = set()  # entries this run read or wrote: kept by evict_unused
@@ -53,7 +61,9 @@ class Store:
         self._own: tuple[int, Path] | None = None  # this run's pack, open for appending
         self._lock = threading.Lock()  # cache.Saver writes from its thread
 
-    def read(self, kind: str, key: str) -> Any | None:
+    def read(self, kind: str, key: str, inputs: Mapping[str, str] | None = None) -> Any | None:
+        """The body stored under (kind, key), when its entry is whole, of this format and
+        version, sealed as this store seals, and (given `inputs`) computed from them."""
         with self._lock:
             text = self._entries().get((kind, key))
         if text is None:
@@ -68,8 +78,19 @@ class Store:
         found = {name: entry.get(name) for name in expected}
         if found != expected:
             return self.discard(kind, key, f"written for {found}, not {expected}")
+        recorded, body = entry.get("inputs"), entry["body"]
+        unsealed = self._seals.check(text, entry.get("seal"))
+        if unsealed:
+            return self.discard(kind, key, unsealed)
+        if inputs is not None and recorded != inputs:
+            differ = sorted(
+                n for n in {*inputs, *(recorded or {})} if (recorded or {}).get(n) != inputs.get(n)
+            )
+            return self.discard(
+                kind, key, f"computed from other inputs ({', '.join(differ)}) than this run's"
+            )
         self.used.add((kind, key))
-        return entry["body"]
+        return body
 
     def has(self, kind: str, key: str) -> bool:
         """Is there an entry (not read, so not checked: `read` does that)?"""
@@ -88,14 +109,19 @@ class Store:
             self._entries().pop((kind, key), None)
         self.used.discard((kind, key))
 
-    def write_many(self, entries: Sequence[tuple[str, str, Any]]) -> None:
-        """`write` each (kind, key, body); cache.Saver calls it off the lab's thread."""
+    def write_many(self, entries: Sequence[tuple[Any, ...]]) -> None:
+        """`write` each (kind, key, body[, inputs]); cache.Saver calls it off the lab's thread."""
         for entry in entries:
             self.write(*entry)
 
-    def write(self, kind: str, key: str, body: Any) -> None:
+    def write(
+        self, kind: str, key: str, body: Any, inputs: Mapping[str, str] | None = None
+    ) -> None:
+        """Append the entry, with the inputs its key was computed from and its seal."""
+        recorded = dict(inputs) if inputs is not None else None
         entry = {"format": FORMAT, "guardcheck": __version__, "kind": kind, "key": key}
-        text = json.dumps({**entry, "body": body}, ensure_ascii=False, separators=(",", ":"))
+        entry |= {"inputs": recorded, "seal": UNSEALED, "body": body}
+        text = self._seals.sealed(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
         line = f"{kind} {key} {text}\n".encode()
         try:
             with self._lock:
@@ -208,6 +234,59 @@ class Store:
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
         print(message, file=sys.stderr)
+
+
+class Seals:
+    """An entry's seal: a digest of its whole JSON text, written with the seal's value
+    blanked (UNSEALED) and then filled in. Hashing the text as stored costs a reader one
+    string replace and one hash, not a second serialisation of every body. (Within JSON
+    text `"seal":"` can only be a key, and bodies have no such key.)
+
+    Without a secret it is a plain sha256, which anyone can recompute: it catches an
+    entry edited by hand or by a tool that does not reseal (a survivor rewritten to
+    "caught"), not a forger who runs this code. With `GUARDCHECK_CACHE_SECRET` it is an
+    HMAC under that secret, and an entry sealed by anyone without it is refused: a run
+    with a secret believes only HMAC seals it can check, and a run without one refuses
+    HMAC seals (it cannot check them). docs/ci.md says who can forge what.
+    """
+
+    def __init__(self, secret: bytes | None) -> None:
+        self._secret = secret or None
+        self.scheme = "hmac-sha256" if self._secret else "sha256"
+
+    def sealed(self, unsealed: str) -> str:
+        """`unsealed` (entry text whose seal is UNSEALED) with its seal filled in."""
+        return unsealed.replace(_field(UNSEALED), _field(self._digest(unsealed)), 1)
+
+    def check(self, text: str, found: object) -> str | None:
+        """Why the seal `found` does not vouch for `text`, or None when it does."""
+        scheme = found.split(":", 1)[0] if isinstance(found, str) else None
+        if scheme != self.scheme or not isinstance(found, str):
+            if self._secret is not None:
+                return f"not sealed with {SECRET_VARIABLE} (sealed {scheme or 'not at all'})"
+            if scheme == "hmac-sha256":
+                return f"sealed with a {SECRET_VARIABLE} this run does not have"
+            return "not sealed"
+        unsealed = text.replace(_field(found), _field(UNSEALED), 1)
+        if not hmac.compare_digest(found, self._digest(unsealed)):
+            return "its seal does not match its content (changed after it was written)"
+        return None
+
+    def _digest(self, unsealed: str) -> str:
+        data = unsealed.encode("utf-8", "surrogatepass")
+        if self._secret is None:
+            return f"{self.scheme}:{hashlib.sha256(data).hexdigest()}"
+        return f"{self.scheme}:{hmac.new(self._secret, data, hashlib.sha256).hexdigest()}"
+
+
+def _field(seal: str) -> str:
+    return f'"seal":{json.dumps(seal)}'
+
+
+def cache_secret() -> bytes | None:
+    """GUARDCHECK_CACHE_SECRET from the environment, if set and not empty."""
+    value = os.environ.get(SECRET_VARIABLE, "")
+    return value.encode("utf-8") if value else None
 
 
 def _unique(prefix: str) -> str:
