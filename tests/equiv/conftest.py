@@ -13,7 +13,7 @@ from support.projects import PROJECTS, commit, copy_project, edit, git
 REPO = Path(__file__).resolve().parents[2]
 
 # The top-level packages of the fixture projects, imported afresh by each test.
-FIXTURE_PACKAGES = {"gatekit", "ledger", "pkg", "hooks", "pkg_a", "pkg_b"}
+FIXTURE_PACKAGES = {"gatekit", "ledger", "pkg", "hooks", "pkg_a", "pkg_b", "bedhooks"}
 
 
 @pytest.fixture(autouse=True)
