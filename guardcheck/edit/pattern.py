@@ -14,7 +14,8 @@ A pattern is Python source with these extensions:
 * a pattern may be one clause of a compound statement: `elif ...:`,
   `else:`, `except ...:`, `finally:`, or a `match` statement's `case ...:`
   (its guard included); in a case pattern, `$NAME` alone stands for any
-  pattern, and as a capture (`{"after": $D}`) for the name it binds.
+  pattern, as a capture (`{"after": $D}`) for the name it binds, and
+  `$$$NAME` for items of a sequence pattern.
 
 Matching is `matching`'s job, rewriting `rewrite`'s; this module only parses.
 """
@@ -439,6 +440,11 @@ def wildcard_key(item: cst.CSTNode) -> str | None:
         return _sequence_name(item.value)
     elif isinstance(item, cst.Decorator):
         value = item.decorator
+    elif isinstance(item, cst.MatchSequenceElement):  # `case [x, $$$REST]:`
+        pattern = item.value
+        if isinstance(pattern, cst.MatchAs) and pattern.pattern is None:
+            return _sequence_name(pattern.name)
+        return None
     if value is None:
         return None
     if _bare_ellipsis(value):

@@ -84,6 +84,28 @@ def test_case_clauses_find_and_replace(find, replace, old, new):
     assert apply(find, replace) == ROUTE.replace(old, new)
 
 
+SEQUENCES = """\
+def f(e):
+    match e:
+        case ["get", url, *rest]:
+            a()
+        case [1, 2]:
+            b()
+"""
+
+
+@pytest.mark.parametrize(
+    ("find", "replace", "old", "new"),
+    [
+        ('case ["get", $$$REST]:', 'case ["post", $$$REST]:', '["get", url', '["post", url'),
+        ("case [1, $$$R]:", "case [$$$R]:", "[1, 2]", "[2]"),
+        ("case [$$$A, 2]:", "case [$$$A, 3]:", "[1, 2]", "[1, 3]"),
+    ],
+)
+def test_a_sequence_wildcard_stands_for_items_of_a_sequence_pattern(find, replace, old, new):
+    assert apply(find, replace, SEQUENCES) == SEQUENCES.replace(old, new)
+
+
 def test_a_pattern_metavariable_matches_any_pattern_so_a_lone_one_is_ambiguous():
     error = failure("case $P:", "case [$P]:")
     assert error.kind == "ambiguous"
