@@ -103,11 +103,15 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             page = int(asked.get("page", ["1"])[0])
             start = (page - 1) * per_page
             headers = {}
-            if start + per_page < len(items):
-                path = urlsplit(self.path).path
-                headers["Link"] = (
-                    f'<{fake.url}{path}?per_page={per_page}&page={page + 1}>; rel="next"'
-                )
+            path = urlsplit(self.path).path
+            last = max(1, -(-len(items) // per_page))
+            links = [(page - 1, "prev"), (page + 1, "next"), (1, "first"), (last, "last")]
+            # As GitHub does: every relation that exists, `next` among others.
+            headers["Link"] = ", ".join(
+                f'<{fake.url}{path}?per_page={per_page}&page={n}>; rel="{rel}"'
+                for n, rel in links
+                if 1 <= n <= last
+            )
             self._send(200, items[start : start + per_page], headers)
 
         def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
