@@ -8,6 +8,8 @@ name it binds, so a guard can use it.
 from __future__ import annotations
 
 import pytest
+from support.projects import commit, write_files
+from support.verdicts import guardcheck, guardcheck_run, suite_outcomes
 
 from guardcheck.edit.engine import EditFailure, apply_edit
 from guardcheck.edit.pattern import PatternError, parse_pattern
@@ -149,3 +151,61 @@ def test_two_cases_in_one_pattern_are_refused_with_the_form_to_use():
     with pytest.raises(PatternError) as refused:
         parse_pattern("case 1:\n    a()\ncase 2:\n    b()")
     assert "write exactly one `case` clause" in str(refused.value)
+
+
+CATALOGUE = """\
+[[mutation]]
+id = "retry-at-zero"
+summary = "Retries with no delay."
+file = "pkg/route.py"
+find = 'case {"kind": "retry", "after": $D} if $D > 0:'
+replace = 'case {"kind": "retry", "after": $D} if $D >= 0:'
+
+[[mutation]]
+id = "retry-unguarded"
+summary = "The guard is gone."
+file = "pkg/route.py"
+find = "case $P if $G:"
+replace = "case $P:"
+
+[[mutation]]
+id = "get-as-post"
+summary = "Another verb."
+file = "pkg/route.py"
+find = 'case ("get", $U):'
+replace = 'case ("post", $U):'
+"""
+
+PROJECT = {
+    "pkg/__init__.py": "",
+    "pkg/route.py": (
+        "def route(event):\n    match event:\n"
+        '        case {"kind": "retry", "after": delay} if delay > 0:\n'
+        '            return "wait"\n'
+        '        case ("get", url):\n            return "get " + url\n'
+        '        case _:\n            return "unknown"\n'
+    ),
+    "tests/test_route.py": (
+        "from pkg.route import route\n\n\ndef test_retry():\n"
+        '    assert route({"kind": "retry", "after": 5}) == "wait"\n'
+        '    assert route({"kind": "retry", "after": 0}) == "unknown"\n'
+    ),
+    "mutations/m.toml": CATALOGUE,
+    "pyproject.toml": '[tool.guardcheck]\nsource = ["pkg"]\ntests = ["tests"]\n',
+}
+
+
+@pytest.mark.slow
+def test_case_entries_run_with_the_verdicts_of_the_mutants_applied_by_hand(tmp_path):
+    root = commit(write_files(tmp_path / "project", PROJECT))
+    _, mutants = guardcheck_run(root, tmp_path / "run.json")
+    ran = {i: m["status"] == "Killed" for i, m in mutants.items()}
+    by_hand = {}
+    for entry in ran:
+        applied = guardcheck(root, "apply", entry)
+        assert applied.returncode == 0, applied.stderr
+        by_hand[entry] = "failed" in suite_outcomes(root).values()
+        assert guardcheck(root, "apply", "--revert", entry).returncode == 0
+    assert ran == by_hand
+    # The boundary test catches both guard mutants; no test sends a "get".
+    assert ran == {"retry-at-zero": True, "retry-unguarded": True, "get-as-post": False}
