@@ -59,14 +59,14 @@ def install(env: Mapping[str, str], root: Path) -> int:
     package; empty: installed by an earlier step)."""
     pip_args = install_arguments(env.get("INPUT_INSTALL", "auto"), root)
     if not pip_args:
-        print("guardcheck action: nothing to install (input `install` is empty)")
+        print("guardcheck action: nothing to install (input `install`, or no pyproject.toml)")
         return 0
     return _run([sys.executable, "-m", "pip", "install", *pip_args], root)
 
 
 def install_arguments(value: str, root: Path) -> list[str]:
     if value.strip() != "auto":
-        return shlex.split(value)
+        return _split(value, "install")
     return ["-e", "."] if any((root / name).is_file() for name in PROJECT_FILES) else []
 
 
@@ -78,6 +78,7 @@ def review(env: Mapping[str, str], root: Path) -> int:
     """
     event = _event(env)
     _flag(env.get("INPUT_COMMENT", "true"), "comment")  # a typo fails before the run
+    extra = _split(env.get("INPUT_ARGS", ""), "args")
     base = _available(root, env.get("INPUT_BASE", "").strip() or default_base(event))
     json_path, markdown_path = _reports(env, root)
     for stale in (json_path, markdown_path):  # an earlier run's: never posted or uploaded
@@ -87,7 +88,7 @@ def review(env: Mapping[str, str], root: Path) -> int:
     fail_on = env.get("INPUT_FAIL_ON", "").strip()
     if fail_on:
         command += ["--fail-on", fail_on]
-    command += shlex.split(env.get("INPUT_ARGS", ""))
+    command += extra
     _set_output(env, "json", str(json_path))
     _set_output(env, "markdown", str(markdown_path))
     return _run(command, root)
@@ -114,6 +115,15 @@ def comment(env: Mapping[str, str], root: Path) -> int:
     outcome = post_review_comment(markdown.read_text(encoding="utf-8"), env)
     print(outcome.message, file=sys.stderr if not outcome.posted else sys.stdout)
     return 0
+
+
+def _split(value: str, name: str) -> list[str]:
+    try:
+        return shlex.split(value)
+    except ValueError as exc:
+        raise InputError(
+            f"input `{name}` is {value!r}: {exc}\n  fix: quote it as a shell line would"
+        ) from None
 
 
 def _reports(env: Mapping[str, str], root: Path) -> tuple[Path, Path]:

@@ -196,6 +196,13 @@ def test_a_bad_comment_input_is_a_usage_error_with_a_fix(tmp_path, capsys):
     assert "input `comment` is 'yes'\n  fix: use true or false" in capsys.readouterr().err
 
 
+def test_unbalanced_quotes_in_args_are_a_usage_error_with_a_fix(tmp_path, capsys):
+    env = {"INPUT_BASE": "HEAD", "INPUT_ARGS": "--fail-on 'survived"}
+    assert main(["review"], env, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert 'input `args` is "--fail-on \'survived": No closing quotation' in err
+
+
 def test_an_event_without_a_base_asks_for_one(tmp_path, capsys):
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"ref": "refs/heads/new", "before": "0" * 40}))
