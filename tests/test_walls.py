@@ -30,8 +30,11 @@ WALLS: dict[str, set[str]] = {
     "sweep": {"model", "errors", "exitcodes", "splices", "edit", "catalogue"},
     "shard": {"model", "errors", "splices"},
     # A capability built on the API: lab, catalogue and equiv work goes through it; its
-    # reports escape project text with reports' shared rules (`reports.escaping`).
-    "refactor": {"api", "model", "options", "errors", "exitcodes", "gitbase", "reports"},
+    # reports escape project text with reports' shared rules (`reports.escaping`); its
+    # differential check's worker process calls the leaf package equiv directly.
+    "refactor": {
+        "api", "model", "options", "errors", "exitcodes", "gitbase", "reports", "equiv"
+    },
     # Like refactor; `messages` names the audit plugin's environment variables.
     # Its reports escape project text with reports' shared rules (`reports.escaping`).
     "review": {"api", "model", "options", "errors", "exitcodes", "messages", "gitbase", "reports"},

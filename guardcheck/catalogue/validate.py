@@ -9,6 +9,7 @@ mutants come back, or CatalogueInvalid carries every problem at once.
 
 from __future__ import annotations
 
+import ast
 import sys
 import traceback
 from collections import defaultdict
@@ -95,6 +96,9 @@ def check_entry(entry: Entry, root: Path) -> Checked:
     try:
         mutant = build_mutant(entry, root)
     except CatalogueInvalid as exc:
+        back = bug_back(entry, root) if any(p.kind == "stale" for p in exc.problems) else None
+        if back is not None:
+            return Checked(entry, None, (back,))
         return Checked(entry, None, tuple(_attributed(p, entry) for p in exc.problems))
     except Exception as exc:  # a crashing transform or engine bug must not hide the others
         frame = traceback.extract_tb(exc.__traceback__)[-1]
@@ -110,6 +114,70 @@ def check_entry(entry: Entry, root: Path) -> Checked:
     if mutant.declared_at is None:
         mutant = replace(mutant, declared_at=entry.where)
     return Checked(entry, mutant, ())
+
+
+def _undone(entry: Entry) -> Entry | None:
+    """The entry run backwards (each `replace` as the `find`), when every edit can be."""
+    edits = []
+    for edit in reversed(entry.edits):
+        if edit.transform is not None or not edit.replace.strip():
+            return None
+        edits.append(replace(edit, find=edit.replace, replace=edit.find, occurrence=None))
+    return replace(entry, edits=tuple(edits))
+
+
+def bug_back(entry: Entry, root: Path) -> Problem | None:
+    """A stale entry whose `replace` is exactly what today's code says: the bug is back.
+
+    "Stale" would advise deleting the entry, the worst advice when the guarded bug
+    has returned; this names the line instead.
+    """
+    undone = _undone(entry)
+    if undone is None:
+        return None
+    try:
+        reverted = build_mutant(undone, root)
+    except Exception:  # not buildable backwards: an ordinary stale entry
+        return None
+    first = entry.edits[0]
+    change = next((c for c in reverted.changes if c.path == first.file), reverted.changes[0])
+    if _inside_its_own_kind(first.find, change.mutated):
+        return None
+    span = change.span
+    return Problem(
+        kind="bug-back",
+        message=f"today's code already contains mutation {entry.id} (the bug it guards is "
+        f"back) at {span.path}:{span.line}",
+        fix=f"restore the guarded code at {span.path}:{span.line} (the entry's `find`); "
+        "its `replace` is what the code does now",
+        entry_id=entry.id,
+        where=entry.where,
+        details=(f"at: {span.path}:{span.line}",),
+    )
+
+
+def _inside_its_own_kind(find: str, undone_text: str) -> bool:
+    """Put back, does `find` land inside an expression of its own kind?
+
+    `replace = "base"` for `find = "base * multiplier"` also matches the `base` of
+    `base * factor` (a rename: the code moved on); put back there it reads
+    `base * multiplier * factor`, a product inside a product. Where the bug is
+    back (`min(base, CAP)`), it lands in the call, as it once was. Patterns with
+    wildcards are not plain Python and are not checked.
+    """
+    try:
+        wanted = ast.parse(find.strip(), mode="eval").body
+        tree = ast.parse(undone_text)
+    except SyntaxError:
+        return False
+    shape = ast.dump(wanted)
+    for parent in ast.walk(tree):
+        if type(parent) is not type(wanted):
+            continue
+        for child in ast.iter_child_nodes(parent):
+            if type(child) is type(wanted) and ast.dump(child) == shape:
+                return True
+    return False
 
 
 def _attributed(problem: Problem, entry: Entry) -> Problem:

@@ -44,6 +44,15 @@ from guardcheck.commands.group import global_options, options_of
     type=click.Choice(api.REFACTOR_CHECKS),
     help="Run only this check; repeatable (default: every check).",
 )
+@click.option(
+    "--equiv-examples",
+    type=click.IntRange(min=1),
+    default=api.REFACTOR_EQUIV_EXAMPLES,
+    show_default=True,
+    metavar="N",
+    help="Inputs per changed function for the differential check.",
+)
+@click.option("--no-equiv", is_flag=True, help="Skip the differential check of changed functions.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path), help="JSON report.")
 @click.option(
     "--markdown", "markdown_path", type=click.Path(path_type=Path), help="Markdown summary."
@@ -56,6 +65,8 @@ def refactor_command(
     moves_scan_tests: bool,
     fail_on: tuple[str, ...],
     only: tuple[str, ...],
+    equiv_examples: int,
+    no_equiv: bool,
     json_path: Path | None,
     markdown_path: Path | None,
 ) -> None:
@@ -65,9 +76,12 @@ def refactor_command(
     failing at the base are excluded). names: names removed or changed
     incompatibly since the base that are still used. lost-assertions: base
     tests gone or asserting less (informational unless --fail-on). mutations:
-    catalogue entries caught at the base and not caught (or stale) now.
-    moves: with --moves, old names used outside their adapters, and each
-    view compared with the container it replaced.
+    catalogue entries caught at the base and not caught (or stale, or back
+    in today's code) now. equiv: every function whose body or signature
+    changed, run base-vs-today on the same generated inputs. moves: with
+    --moves, old names used outside their adapters, and each view compared
+    with the container it replaced; its [[accept]] tables let named base
+    tests fail on purpose.
 
     Exit codes: 0 every check passed, 1 a check failed, 2 usage error.
     """
@@ -78,6 +92,8 @@ def refactor_command(
         moves_scan_tests=moves_scan_tests,
         fail_on=frozenset(fail_on),
         only=only,
+        equiv_examples=equiv_examples,
+        no_equiv=no_equiv,
     )
     report = api.refactor(request)
     click.echo(api.refactor_report(report, "text"))

@@ -9,6 +9,10 @@ reference = "builtins:dict"                # ... proved to behave like this (def
 strategy = "tests.views:agent_values"      # optional, as `equiv --strategy`
 methods = ["__getitem__", "__setitem__"]   # optional, as `equiv --methods`
 examples = 500                             # optional: call sequences
+
+[[accept]]
+test = "tests/test_runner.py::test_table"  # a base test that may fail on today's source
+reason = "the table gained the SessionState fields on purpose"   # required
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from guardcheck.errors import GuardcheckError
 KEYS = ("old", "new", "allowed_in", "view", "reference", "strategy", "methods", "examples")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_HEADER = re.compile(r"^\s*\[\[\s*move\s*\]\]")
+_HEADER = re.compile(r"^\s*\[\[\s*(move|accept)\s*\]\]")
+TABLES = ("move", "accept")
+ACCEPT_KEYS = ("test", "reason")
 
 
 @dataclass(frozen=True)
@@ -49,16 +55,33 @@ class Move:
         return tuple(a for a in self.allowed_in if not is_file_entry(a))
 
 
+@dataclass(frozen=True)
+class Accept:
+    """An intended change: this base test may fail on today's source, for this reason."""
+
+    test: str
+    reason: str
+    line: int  # of its [[accept]] header
+
+
+@dataclass(frozen=True)
+class MovesFile:
+    moves: tuple[Move, ...]
+    accepts: tuple[Accept, ...]
+
+
 def is_file_entry(entry: str) -> bool:
     return "/" in entry or entry.endswith(".py")
 
 
 class _Lines:
-    """Line numbers of each [[move]] header and of the keys below it (tomllib has none)."""
+    """Line numbers of each table header and of the keys below it (tomllib has none)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, table: str) -> None:
         self.lines = text.splitlines()
-        self.headers = [i + 1 for i, line in enumerate(self.lines) if _HEADER.match(line)]
+        found = [(i + 1, m[1]) for i, line in enumerate(self.lines) if (m := _HEADER.match(line))]
+        self.headers = [number for number, kind in found if kind == table]
+        self.every_header = [number for number, _ in found]
 
     def of(self, index: int, key: str | None = None) -> int:
         if index >= len(self.headers):
@@ -66,7 +89,7 @@ class _Lines:
         start = self.headers[index]
         if key is None:
             return start
-        end = self.headers[index + 1] if index + 1 < len(self.headers) else len(self.lines) + 1
+        end = next((h for h in self.every_header if h > start), len(self.lines) + 1)
         pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
         for number in range(start + 1, end):
             if pattern.match(self.lines[number - 1]):
@@ -173,44 +196,96 @@ def _read_move(table: Any, index: int, lines: _Lines, root: Path, shown: str) ->
     )
 
 
-def load_moves(path: Path, root: Path) -> list[Move]:
-    """Every [[move]] of `path`; raises GuardcheckError (exit 2) with every problem found."""
+def _read_accept(table: Any, index: int, lines: _Lines, shown: str) -> Accept | list[str]:
+    here = lines.of(index)
+    if not isinstance(table, dict):
+        return [f"{shown}:{here}: an [[accept]] entry must be a table\n  fix: use [[accept]]"]
+    problems = [
+        f"{shown}:{lines.of(index, key)}: unknown key `{key}` in [[accept]]\n"
+        f"  fix: an [[accept]] table takes only {' and '.join(ACCEPT_KEYS)}"
+        for key in table
+        if key not in ACCEPT_KEYS
+    ]
+    test, reason = table.get("test"), table.get("reason")
+    if not isinstance(test, str) or "::" not in test:
+        problems.append(
+            f"{shown}:{lines.of(index, 'test')}: [[accept]] needs `test`, a pytest node id of "
+            f"a base test (got {test!r})\n"
+            '  fix: test = "tests/test_runner.py::test_table_lists_every_field"'
+        )
+    if not isinstance(reason, str) or not reason.strip():
+        problems.append(
+            f"{shown}:{lines.of(index, 'reason')}: [[accept]] needs a non-empty `reason`: why "
+            "this base test may fail on today's source\n"
+            '  fix: reason = "the table gained the SessionState fields on purpose"'
+        )
+    if problems:
+        return problems
+    return Accept(test=str(test), reason=str(reason).strip(), line=here)
+
+
+def _tables(data: dict[str, Any], name: str, shown: str) -> tuple[list[Any], list[str]]:
+    tables = data.get(name, [])
+    if isinstance(tables, list):
+        return tables, []
+    return [], [f"{shown}:1: `{name}` must be [[{name}]] tables\n  fix: write [[{name}]] headers"]
+
+
+def _text(path: Path) -> str:
     shown = path.as_posix()
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise GuardcheckError(
             f"--moves {shown}: no such file\n  fix: pass the path of your "
             "moves.toml (relative to the current folder)"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise GuardcheckError(f"--moves {shown}: cannot be read: {exc}") from None
+        raise GuardcheckError(
+            f"--moves {shown}: cannot be read: {exc}\n  fix: pass a readable UTF-8 TOML file"
+        ) from None
+
+
+def load_moves(path: Path, root: Path) -> MovesFile:
+    """Every [[move]] and [[accept]] of `path`; raises GuardcheckError (exit 2) with every
+    problem found."""
+    shown = path.as_posix()
+    text = _text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise GuardcheckError(
             f"{shown}: not valid TOML: {exc}\n  fix: correct the syntax at that line"
         ) from None
-    lines = _Lines(text)
     problems = [
-        f"{shown}:1: unknown top-level key `{key}`\n  fix: declare moves as [[move]] tables"
+        f"{shown}:1: unknown top-level key `{key}`\n  fix: declare [[move]] and [[accept]] tables"
         for key in data
-        if key != "move"
+        if key not in TABLES
     ]
-    tables = data.get("move", [])
-    if not isinstance(tables, list) or not tables:
+    move_tables, bad = _tables(data, "move", shown)
+    accept_tables, bad_accepts = _tables(data, "accept", shown)
+    problems += bad + bad_accepts
+    if not move_tables and not accept_tables and not problems:
         problems.append(
-            f"{shown}:1: no [[move]] entries\n  fix: add at least one [[move]] "
-            'table with old = "..." and allowed_in = [...]'
+            f"{shown}:1: no [[move]] or [[accept]] entries\n  fix: add a [[move]] table with "
+            'old = "..." and allowed_in = [...], or an [[accept]] table with test and reason'
         )
-        tables = []
-    moves = []
-    for index, table in enumerate(tables):
-        read = _read_move(table, index, lines, root, shown)
+    moves: list[Move] = []
+    move_lines = _Lines(text, "move")
+    for index, table in enumerate(move_tables):
+        read = _read_move(table, index, move_lines, root, shown)
         if isinstance(read, list):
             problems.extend(read)
         else:
             moves.append(read)
+    accepts: list[Accept] = []
+    accept_lines = _Lines(text, "accept")
+    for index, table in enumerate(accept_tables):
+        accepted = _read_accept(table, index, accept_lines, shown)
+        if isinstance(accepted, list):
+            problems.extend(accepted)
+        else:
+            accepts.append(accepted)
     if problems:
         raise GuardcheckError("\n".join(problems))
-    return moves
+    return MovesFile(tuple(moves), tuple(accepts))

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ class CaseResult:
     message: str  # one line: why it failed
     file: str | None
     line: int | None  # 1-based
+    explanation: tuple[str, ...] = ()  # pytest's `E` lines: the whole assertion diff
 
 
 @dataclass
@@ -56,7 +58,7 @@ def run_suites(requests: Sequence[SuiteRequest], timeout: float) -> list[SuiteRu
                 "pytest",
                 "-p",
                 "no:cacheprovider",
-                "-q",
+                "-vv",  # assertion diffs in full, never "...": they are the evidence
                 "-o",
                 "junit_family=xunit1",  # xunit1 records each case's file and line
                 f"--junitxml={xml_path}",
@@ -115,6 +117,12 @@ def _first_line(text: str | None) -> str:
     return lines[0] if lines else ""
 
 
+def _explanation(bad: ET.Element) -> tuple[str, ...]:
+    """pytest's `E` lines, their common indentation removed (a diff's own indentation kept)."""
+    lines = [line[1:] for line in (bad.text or "").splitlines() if line.startswith("E ")]
+    return tuple(textwrap.dedent("\n".join(lines)).splitlines())
+
+
 def _why(bad: ET.Element) -> str:
     """pytest's own one-line reason; for a collection error, the exception's `E` line."""
     errors = [line[1:].strip() for line in (bad.text or "").splitlines() if line.startswith("E ")]
@@ -132,8 +140,10 @@ def _parse(xml_path: Path) -> dict[str, CaseResult]:
             bad = case.find("error")
         skipped = case.find("skipped") is not None
         message = ""
+        explanation: tuple[str, ...] = ()
         if bad is not None:
             message = _why(bad)
+            explanation = _explanation(bad)
         line = case.get("line")
         nodeid = _nodeid(case)
         previous = cases.get(nodeid)
@@ -145,5 +155,6 @@ def _parse(xml_path: Path) -> dict[str, CaseResult]:
             message=message or (previous.message if previous else ""),
             file=case.get("file") or None,
             line=int(line) + 1 if line and line.isdigit() else None,
+            explanation=explanation or (previous.explanation if previous else ()),
         )
     return cases

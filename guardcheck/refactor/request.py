@@ -7,7 +7,8 @@ from pathlib import Path
 
 from guardcheck.options import RunOptions
 
-CHECKS = ("old-tests", "names", "lost-assertions", "mutations", "moves")
+CHECKS = ("old-tests", "names", "lost-assertions", "mutations", "equiv", "moves")
+DEFAULT_EQUIV_EXAMPLES = 2000  # inputs per changed function
 # Checks that only inform unless `--fail-on` names them.
 INFORMATIONAL = frozenset({"lost-assertions"})
 
@@ -21,6 +22,8 @@ class RefactorRequest:
     fail_on: frozenset[str] = frozenset()  # informational checks that fail the command
     only: tuple[str, ...] = ()  # run only these checks (default: all)
     pytest_timeout: float = 900.0  # seconds for one pytest run of the base tests
+    no_equiv: bool = False  # skip the differential check of changed functions
+    equiv_examples: int = DEFAULT_EQUIV_EXAMPLES
 
     def wants(self, check: str) -> bool:
         return not self.only or check in self.only

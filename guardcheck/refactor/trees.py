@@ -7,6 +7,7 @@ from pathlib import Path
 
 from guardcheck.gitbase import Base
 from guardcheck.options import RunOptions
+from guardcheck.refactor.moves_file import Move
 from guardcheck.refactor.request import RefactorRequest
 
 
@@ -18,6 +19,7 @@ class Trees:
     then: RunOptions  # the base revision's project root, in a worktree, as configured then
     mixed: Path  # a second worktree of the base with today's source paths overlaid
     scratch: Path  # for run output (never inside the user's tree)
+    moves: tuple[Move, ...] = ()  # the moves file's [[move]] tables
 
     @property
     def label(self) -> str:

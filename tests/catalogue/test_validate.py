@@ -242,3 +242,27 @@ def test_a_killed_by_any_id_pytest_does_not_collect_is_a_problem_like_killed_by(
     (problem,) = raised.value.problems
     assert problem.kind == "killed_by"
     assert "t.py::typo" in problem.message
+
+
+def test_an_entry_whose_replace_is_todays_code_says_the_bug_is_back(project):
+    """Regression (issue 23): a refactor that brought the guarded bug back was reported
+    "stale ... delete the entry if the bug is gone for good", the opposite of the truth."""
+    root = ladder(project, entry("flat-cooldown", 'find = "base * multiplier"\nreplace = "base"'))
+    back = LADDER.replace("min(base * multiplier, CAP)", "min(base, CAP)")
+    write_files(root, {"app/ladder.py": back})
+    err = check_fails(root)
+    assert (
+        "mutations/ladder.toml:1: flat-cooldown: bug-back: today's code already contains "
+        "mutation flat-cooldown (the bug it guards is back) at app/ladder.py:7"
+    ) in err
+    assert "stale" not in err
+    assert "delete the entry" not in err
+
+
+def test_an_entry_whose_code_moved_on_stays_stale(project):
+    """The other side of the bug-back rule: code that is neither `find` nor `replace`."""
+    root = ladder(project, entry("flat-cooldown", 'find = "base * multiplier"\nreplace = "base"'))
+    write_files(root, {"app/ladder.py": LADDER.replace("min(base * multiplier, CAP)", "CAP")})
+    err = check_fails(root)
+    assert "flat-cooldown: stale: `find` matches nothing" in err
+    assert "bug-back" not in err

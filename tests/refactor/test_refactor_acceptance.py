@@ -20,12 +20,13 @@ def test_the_faithful_migration_passes_every_check(migration):
         "names": "passed",
         "lost-assertions": "passed",
         "mutations": "passed",
+        "equiv": "passed",
         "moves": "passed",
     }
     assert "6 of 6 base test(s) pass on today's source" in done.out
     assert "2 of 2 caught at the base, 3 of 3 caught now" in done.out
     assert "behaves like builtins:dict" in done.out
-    assert done.out.rstrip().endswith("refactor check passed: 5 check(s)")
+    assert done.out.rstrip().endswith("refactor check passed: 6 check(s)")
     assert repository_state(migration) == before
 
 
@@ -80,6 +81,7 @@ def test_a_stray_old_name_outside_the_adapters_fails_the_migration_table(migrati
         "names": "passed",
         "lost-assertions": "passed",
         "mutations": "passed",
+        "equiv": "passed",
         "moves": "failed",
     }
     (finding,) = done.check("moves")["findings"]

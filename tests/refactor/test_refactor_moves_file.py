@@ -31,7 +31,7 @@ def test_a_good_table_reads_with_defaults(tmp_path):
         '[[move]]\nold = "Runner._agents"\nallowed_in = ["pkg/state.py", '
         '"Runner._agents"]\nview = "pkg.views:make"\n',
     )
-    (move,) = load_moves(path, tmp_path)
+    (move,) = load_moves(path, tmp_path).moves
     assert move.reference == "builtins:dict"
     assert move.allowed_files == ("pkg/state.py",)
     assert move.allowed_names == ("Runner._agents",)
@@ -63,7 +63,33 @@ def test_a_missing_allowed_file_and_a_malformed_view(tmp_path):
 
 def test_toml_syntax_error_and_an_empty_table(tmp_path):
     assert "not valid TOML" in problems(tmp_path, "[[move]\n")
-    assert "no [[move]] entries" in problems(tmp_path, "# nothing yet\n")
+    assert "no [[move]] or [[accept]] entries" in problems(tmp_path, "# nothing yet\n")
+
+
+def test_a_file_of_accept_tables_alone_reads(tmp_path):
+    path = write(
+        tmp_path,
+        '[[accept]]\ntest = "tests/test_a.py::test_table"\nreason = "the table grew"\n',
+    )
+    table = load_moves(path, tmp_path)
+    assert table.moves == ()
+    ((accept),) = table.accepts
+    assert (accept.test, accept.reason, accept.line) == (
+        "tests/test_a.py::test_table",
+        "the table grew",
+        1,
+    )
+
+
+def test_an_accept_needs_a_test_id_and_a_reason(tmp_path):
+    message = problems(
+        tmp_path,
+        '[[move]]\nold = "a"\n\n[[accept]]\ntest = "test_table"\nreason = " "\nwhy = "x"\n',
+    )
+    assert ":7: unknown key `why` in [[accept]]" in message
+    assert ":5: [[accept]] needs `test`, a pytest node id of a base test" in message
+    assert ":6: [[accept]] needs a non-empty `reason`" in message
+    assert message.count("fix:") == 3
 
 
 def test_the_command_exits_2_with_the_problem_before_touching_git(tmp_path):

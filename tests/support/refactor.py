@@ -91,3 +91,32 @@ def repository_state(root: Path) -> dict[str, str]:
             continue
         state[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return state
+
+
+BED = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "refactor_bed"
+
+
+def bed_commits() -> list[str]:
+    """The test bed's refactor commits, by folder name."""
+    return sorted(p.name for p in (BED / "commits").iterdir() if p.is_dir())
+
+
+def bed_truth(name: str) -> dict:
+    """What the commit does, written down with it before guardcheck ever ran on it."""
+    import tomllib
+
+    return tomllib.loads((BED / "commits" / name / "truth.toml").read_text())
+
+
+def build_bed_commit(root: Path, name: str) -> Path:
+    """The bed's base revision committed, then commit `name`'s change.diff on top (HEAD)."""
+    root.mkdir()
+    shutil.copytree(BED / "base", root, dirs_exist_ok=True)
+    (root / "gitignore").rename(root / ".gitignore")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "apply", "-p1", str(BED / "commits" / name / "change.diff"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", name)
+    return root

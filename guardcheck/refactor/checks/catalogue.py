@@ -15,7 +15,8 @@ from pathlib import Path
 
 from guardcheck import api
 from guardcheck.errors import CatalogueInvalid, GuardcheckError, Problem
-from guardcheck.model import MutantResult, RunReport
+from guardcheck.exitcodes import ExitCode
+from guardcheck.model import MutantResult, RunReport, Status
 from guardcheck.options import RunOptions
 from guardcheck.refactor.findings import CheckResult, Finding, Outcome
 from guardcheck.refactor.trees import Trees
@@ -32,6 +33,12 @@ class Side:
     problems: list[Problem] = field(default_factory=list)
     results: dict[str, MutantResult] = field(default_factory=dict)
     error: str | None = None  # the run could not happen (red baseline, broken catalogue)
+    red: list[str] = field(default_factory=list)  # node ids of a red baseline
+    empty: bool = False  # no catalogue, or one without entries
+
+    @property
+    def red_lines(self) -> list[str]:
+        return [line for line in (self.error or "").splitlines() if line.startswith("  ")]
 
 
 def _has_catalogue(options: RunOptions) -> bool:
@@ -47,6 +54,9 @@ def _run_side(options: RunOptions) -> Side:
         except CatalogueInvalid as exc:
             side.problems = list(exc.problems)
         invalid = {p.entry_id for p in side.problems}
+        if not side.rows and all(p.kind == "empty" for p in side.problems):
+            side.empty = True
+            return side
         if any(p.entry_id is None for p in side.problems):
             side.error = "the catalogue itself is invalid:\n" + "\n".join(
                 p.render() for p in side.problems if p.entry_id is None
@@ -60,7 +70,17 @@ def _run_side(options: RunOptions) -> Side:
                 side.error = f"the run did not finish: {report.incomplete or 'interrupted'}"
     except GuardcheckError as exc:  # a red baseline, an unusable output folder, ...
         side.error = str(exc)
+        if exc.code is ExitCode.BASELINE_FAILED and side.error.startswith(_RED):
+            side.red = [_red_test(line) for line in side.red_lines]
     return side
+
+
+_RED = "baseline failed:"
+
+
+def _red_test(line: str) -> str:
+    """`  tests/x.py::test_y (failed): why` -> the node id."""
+    return line.strip().split(" (", 1)[0]
 
 
 def _declaration(options: RunOptions, row: api.Row) -> list[str] | None:
@@ -87,14 +107,97 @@ def _where(row: api.Row | None) -> tuple[str | None, int | None]:
     return (row.catalogue, row.catalogue_line) if row is not None else (None, None)
 
 
-def check_mutations(trees: Trees) -> CheckResult:
+def _problem_finding(
+    trees: Trees, entry_id: str, problem: Problem, then: Side, now: Side
+) -> Finding:
+    if problem.kind == "bug-back":
+        source = next((d[4:] for d in problem.details if d.startswith("at: ")), "")
+        path, _, line = source.rpartition(":")
+        return Finding(
+            f"today's code already contains mutation {entry_id} (the bug it guards is back)",
+            path=path or None,
+            line=int(line) if line.isdigit() else None,
+            details=tuple(problem.render().splitlines()),
+        )
+    then_row, now_row = then.rows.get(entry_id), now.rows.get(entry_id)
+    changed = (
+        "updated in this change, but not to today's code"
+        if _updated(trees, then_row, now_row)
+        else "not updated in this change"
+    )
+    path, line = _where(now_row)
+    return Finding(
+        f"{entry_id}: applied at the base, {problem.kind} now ({changed})",
+        path=path,
+        line=line,
+        details=tuple(problem.render().splitlines()),
+    )
+
+
+def _regression(
+    entry_id: str, before: MutantResult, now: MutantResult, row: api.Row | None
+) -> Finding:
+    path, line = _where(row)
+    caught_by = ", ".join(before.killers) or "its tests"
+    if now.status is Status.WEAKENED:
+        weak = [k for k in now.mutant.killed_by if not any(is_named(k, t) for t in now.killers)]
+        still = ", ".join(now.killers) or "another test"
+        return Finding(
+            f"{entry_id}: weakened: the named killer {', '.join(weak) or 'of killed_by'} "
+            f"passed against it now (caught at the base by {caught_by}; still caught by "
+            f"{still})",
+            path=path,
+            line=line,
+        )
+    return Finding(
+        f"{entry_id}: caught at the base by {caught_by}; {now.status} now: {now.reason}",
+        path=path,
+        line=line,
+    )
+
+
+def is_named(named: str, nodeid: str) -> bool:
+    """Does a `killed_by` id stand for this test (itself, its class, or any parametrization)?"""
+    bare = nodeid.split("[", 1)[0]
+    return named in (nodeid, bare) or bare.startswith(named + "::")
+
+
+def _red_today(now: Side, reported: set[str]) -> CheckResult | None:
+    """Today's suite is red: say it once, without the tests old-tests already blamed."""
+    if not now.red:
+        return None
+    lines = zip(now.red_lines, now.red, strict=True)
+    fresh = [line for line, test in lines if test not in reported]
+    if not fresh:
+        return CheckResult(
+            KEY,
+            TITLE,
+            Outcome.SKIPPED,
+            f"skipped: today's tests are red ({len(now.red)} failing test(s), reported under "
+            "old tests on new code)",
+        )
+    finding = Finding(
+        f"today's tests are red, so no mutation can be judged: {len(fresh)} test(s) fail "
+        "without any mutation",
+        details=tuple(line.strip() for line in fresh),
+    )
+    return CheckResult(
+        KEY, TITLE, Outcome.FAILED, f"skipped: today's tests are red ({len(fresh)})", [finding]
+    )
+
+
+def check_mutations(trees: Trees, reported: set[str] | None = None) -> CheckResult:
+    """`reported`: node ids the old-tests check already reported as failing today."""
     then_options = trees.then.with_overrides(output=trees.scratch / "mutations-base")
     now_options = trees.today.with_overrides(output=trees.scratch / "mutations-now")
     if not _has_catalogue(then_options) and not _has_catalogue(now_options):
-        return CheckResult(
-            KEY, TITLE, Outcome.SKIPPED, "no catalogue at the base or today: nothing to compare"
-        )
+        return CheckResult(KEY, TITLE, Outcome.SKIPPED, "skipped: no catalogue")
     then, now = _run_side(then_options), _run_side(now_options)
+    if then.empty and now.empty:
+        return CheckResult(KEY, TITLE, Outcome.SKIPPED, "skipped: no catalogue")
+    red = _red_today(now, reported or set())
+    if red is not None:
+        return red
     notes: list[str] = []
     findings: list[Finding] = []
     if then.error:
@@ -109,35 +212,14 @@ def check_mutations(trees: Trees) -> CheckResult:
         )
     caught_then = {i for i, r in then.results.items() if trees.today.gate.passes(r)}
     problems_now = {p.entry_id: p for p in now.problems if p.entry_id}
+    for entry_id, problem in problems_now.items():
+        if entry_id in then.results or problem.kind == "bug-back":
+            findings.append(_problem_finding(trees, entry_id, problem, then, now))
     for entry_id in sorted(then.results):
-        path, line = _where(now.rows.get(entry_id))
-        if entry_id in problems_now:
-            problem = problems_now[entry_id]
-            then_row, now_row = then.rows.get(entry_id), now.rows.get(entry_id)
-            changed = (
-                "updated in this change, but not to today's code"
-                if _updated(trees, then_row, now_row)
-                else "not updated in this change"
-            )
-            findings.append(
-                Finding(
-                    f"{entry_id}: applied at the base, {problem.kind} now ({changed})",
-                    path=path,
-                    line=line,
-                    details=tuple(problem.render().splitlines()),
-                )
-            )
-            continue
         result = now.results.get(entry_id)
         if entry_id in caught_then and result is not None and not trees.today.gate.passes(result):
-            killers = ", ".join(then.results[entry_id].killers) or "its tests"
             findings.append(
-                Finding(
-                    f"{entry_id}: caught at the base by {killers}; {result.status} now: "
-                    f"{result.reason}",
-                    path=path,
-                    line=line,
-                )
+                _regression(entry_id, then.results[entry_id], result, now.rows.get(entry_id))
             )
     gone = sorted(set(then.rows) - set(now.rows))
     if gone:
