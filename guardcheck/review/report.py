@@ -173,22 +173,19 @@ def to_text(report: ReviewReport) -> str:
 def annotations(report: ReviewReport) -> list[str]:
     """One `::warning` per finding, on its file and line; every value escaped."""
 
-    def warning(category: str, path: str, line: int, message: str) -> str:
-        return workflow_command(
-            "warning", message, file=path, line=line, title=f"guardcheck review: {category}"
-        )
+    def warning(path: str, line: int, message: str) -> str:
+        return workflow_command("warning", message, file=path, line=line)
 
     out = [
-        warning(SURVIVED, s.path, s.line, f"{s.status}: {s.mutated} ({s.reason})")
-        for s in report.survivors
+        warning(s.path, s.line, f"{s.status}: {s.mutated} ({s.reason})") for s in report.survivors
     ]
     for category, tests in (
         (VACUOUS, report.vacuous),
         (SOURCE_READING, report.source_reading),
         (UNPINNED, report.unpinned),
     ):
-        out += [warning(category, t.path, t.line, f"{t.nodeid}: {t.reason}") for t in tests]
-    out += [warning(STALE, e.path, e.line, e.entry_id) for e in report.stale]
+        out += [warning(t.path, t.line, f"{category}: {t.nodeid}: {t.reason}") for t in tests]
+    out += [warning(e.path, e.line, f"{STALE}: {e.entry_id}") for e in report.stale]
     return out
 
 

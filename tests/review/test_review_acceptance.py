@@ -97,7 +97,7 @@ def test_hostile_file_names_and_source_text_stay_inside_their_annotation_and_mar
     commands = [parse_command(line) for line in done.out.splitlines() if line.startswith("::")]
     places = {(props["file"], props["line"]) for _, props, _ in commands}
     assert (HOSTILE_TEST_FILE, "4") in places  # the vacuous test, at its def
-    assert {key for _, props, _ in commands for key in props} == {"file", "line", "title"}
+    assert {key for _, props, _ in commands for key in props} == {"file", "line"}
     rendered = MarkdownIt("commonmark").enable("table").render(done.markdown)
     assert "<script>" not in rendered
     assert "&lt;script&gt;alert(1)&lt;/script&gt;`|`" in rendered  # shown, as code

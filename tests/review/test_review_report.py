@@ -82,12 +82,8 @@ def test_a_hostile_file_name_stays_one_property_value():
     flagged = [a for a in annotations(hostile_report()) if "vacuous" in a]
     (name, properties, message) = parse_command(flagged[0])
     assert name == "warning"
-    assert properties == {
-        "file": HOSTILE_FILE,
-        "line": "2",
-        "title": "guardcheck review: vacuous",
-    }
-    assert message == f"{HOSTILE_TEST}: {HOSTILE_REASON}"
+    assert properties == {"file": HOSTILE_FILE, "line": "2"}
+    assert message == f"vacuous: {HOSTILE_TEST}: {HOSTILE_REASON}"
 
 
 def test_every_annotation_is_one_line_whose_message_round_trips():
