@@ -43,7 +43,6 @@ class HostConfig:
     scratch: str
     root: str
     source: list[str]  # folders coverage measures
-    skip: list[str]  # top-level names a scratch working directory does not mirror
     baseline_runs: int = 1
     baseline_timeout: float | None = None  # seconds per baseline run; None: no limit
     baseline_workers: int = 1  # run 1 (under coverage) split by test file over this many

@@ -22,6 +22,7 @@ from guardcheck import messages
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.follow import Follower, append_line
+from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
 from guardcheck.child.properties import stop_at_first_failure
@@ -129,6 +130,7 @@ class FreshRun:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
         stop_at_first_failure(keep)  # a kill needs a failure, not the minimal example
+        see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in self.spec.files})
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.follower.test_starting(nodeid)

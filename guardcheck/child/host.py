@@ -44,6 +44,7 @@ from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
 from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
+from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
@@ -202,9 +203,7 @@ class Host:
         self.parts: list[messages.ChildEnded] = []  # run 1's parts that reported so far
         self.parts_expected = 0
         self.baseline_whole = False  # run 1 again in one child, once its parts are retired
-        self.sandbox = workdirs.Sandbox(
-            Path(settings.root), set(settings.skip), self.scratch / "slots"
-        )
+        self.sandbox = workdirs.Sandbox(Path(settings.root), self.scratch / "slots")
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}  # by pid; running, or dead but not yet reported
         self.exiting: list[Child] = []  # reported, killed, not yet reaped
@@ -288,8 +287,8 @@ class Host:
         forking = time.perf_counter()
         read, write = os.pipe()
         slot = self.sandbox.take()
-        if slot.cwd not in self.captures:
-            self.captures[slot.cwd] = new_capture(self.config)
+        if slot.tmp not in self.captures:
+            self.captures[slot.tmp] = new_capture(self.config)
         deadline = time.monotonic() + timeout if timeout is not None else None
         pid = os.fork()
         if pid == 0:
@@ -326,7 +325,7 @@ class Host:
         os.chdir(child.slot.cwd)
         # Private basetemp: no numbering races between siblings, emptied after the child.
         self.config._tmp_path_factory._basetemp = child.slot.tmp  # type: ignore[attr-defined]
-        use_capture(self.config, self.captures.get(child.slot.cwd))
+        use_capture(self.config, self.captures.get(child.slot.tmp))
 
     def _start_baseline(self, workers: int) -> None:
         """Run 1, under coverage: whole test files split over `workers` children."""
@@ -426,6 +425,7 @@ class Host:
             _stop_tracing()
             items = [self.items[n] for n in message.tests if n in self.items]
             stop_at_first_failure(items)  # a kill needs a failure, not the minimal example
+            see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in message.files})
             follower = self._mutant_follower(message)
             timing["ready"] = time.perf_counter()
             bail = not message.matrix

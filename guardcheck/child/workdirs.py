@@ -1,15 +1,21 @@
-"""Scratch working directories that look like the project root but are not it.
+"""Where a child works: the lab's private copy of the project, with a pytest basetemp
+of its own.
 
-A child runs with its working directory in a folder of symlinks to the root's
-top-level entries: tests that read `data/x.json` relative to the working
-directory still work, while files a test or a mutant creates by a relative
-name (mutmut's string mutants made real `XX:memory:XX` sqlite files) land in
-the scratch folder. The root here is the lab's private copy of the project
-(lab/projectcopy.py), so writes *through* a symlinked folder reach that copy,
-never the user's tree.
+A child runs with its working directory in the root (the private copy,
+lab/projectcopy.py), as a test runs in a checkout: real files and folders,
+the copy's own `.git`, so `git status` in a test is as clean as in the user's
+checkout, and a package the tests' subprocesses import from the working
+directory is the same file the host imported (one location for every
+module, which the mutant's import hook and the baseline's coverage rely on).
+An earlier design gave each child a folder of symlinks to the root's entries
+instead; git saw type changes there (`TT pyproject.toml`), which failed
+baselines that plain pytest passes.
 
-Folders are pooled: creating a mirror costs one symlink per top-level entry,
-which measured 4 ms on a loaded ext4 /tmp; resetting a used one is a scandir.
+What a test writes by a relative name lands in the copy and stays for the
+later children of the run (the next run resets the copy), as its writes
+relative to `__file__` always did; two children running at once share it.
+
+Slots are pooled: a slot is a basetemp folder, emptied when given back.
 """
 
 from __future__ import annotations
@@ -19,19 +25,19 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+LARGE = 8 << 20  # bytes: larger files stay out of the private copy's commit
+
 
 @dataclass(frozen=True)
 class Slot:
-    cwd: Path  # the mirror of the root: the child's working directory
+    cwd: Path  # the child's working directory: the root
     tmp: Path  # the child's pytest basetemp
 
 
 class Sandbox:
-    def __init__(self, root: Path, skip: set[str], scratch: Path) -> None:
+    def __init__(self, root: Path, scratch: Path) -> None:
         self._root = root
         self._scratch = scratch
-        # Listed once: a new slot only pays for the symlinks.
-        self._names = sorted(name for name in os.listdir(root) if name not in skip)
         self._free: list[Slot] = []
         self._made = 0
 
@@ -39,40 +45,19 @@ class Sandbox:
         if self._free:
             return self._free.pop()
         self._made += 1
-        slot = Slot(self._scratch / f"cwd-{self._made}", self._scratch / f"tmp-{self._made}")
-        self._mirror(slot.cwd)
-        slot.tmp.mkdir()
+        slot = Slot(self._root, self._scratch / f"tmp-{self._made}")
+        slot.tmp.mkdir(parents=True)
         return slot
 
     def give_back(self, slot: Slot) -> None:
-        """Undo whatever the child did to the slot, then pool it again."""
-        self._reset(slot)
-        self._free.append(slot)
-
-    def _mirror(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name in self._names:
-            os.symlink(self._root / name, folder / name)
-
-    def _reset(self, slot: Slot) -> None:
-        expected = set(self._names)
-        try:
-            with os.scandir(slot.cwd) as entries:
-                for entry in entries:
-                    if entry.name not in expected or not entry.is_symlink():
-                        _delete(Path(entry.path))
-                        continue
-                    expected.discard(entry.name)
-        except FileNotFoundError:  # the child removed its own working directory
-            slot.cwd.mkdir(parents=True)
-        for name in expected:  # a test unlinked or replaced a symlink: put it back
-            os.symlink(self._root / name, slot.cwd / name)
+        """Empty the slot's basetemp, then pool it again."""
         try:
             with os.scandir(slot.tmp) as entries:
                 for entry in entries:
                     _delete(Path(entry.path))
-        except FileNotFoundError:
+        except FileNotFoundError:  # the child removed it
             slot.tmp.mkdir(parents=True)
+        self._free.append(slot)
 
 
 def _delete(path: Path) -> None:

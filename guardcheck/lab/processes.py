@@ -91,15 +91,6 @@ def _tail(path: Path, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def sandbox_skip(settings: RunOptions) -> list[str]:
-    """Top-level names a scratch working directory does not mirror: guardcheck's output."""
-    try:
-        first = settings.output_dir.resolve().relative_to(settings.root.resolve()).parts[0]
-    except (ValueError, IndexError):
-        return []
-    return [first]
-
-
 def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
     """What the host said of a child that ended, as the facts a verdict is judged from."""
     report = ended.report or messages.ChildReport()
@@ -188,7 +179,6 @@ class HostProcess:
             scratch=str(scratch),
             root=str(settings.root),
             source=list(source),
-            skip=sandbox_skip(settings),
             baseline_runs=baseline_runs,
             baseline_timeout=settings.baseline_timeout,
             baseline_workers=max(1, settings.jobs or os.cpu_count() or 1),
@@ -281,6 +271,7 @@ class FreshProcess:
         settings: RunOptions,
         info: HostInfo,
         folder: Path,
+        slot: workdirs.Slot,
         files: list[messages.ServedFile],
         tests: Sequence[str],
         *,
@@ -302,7 +293,7 @@ class FreshProcess:
             path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
             return _env(settings, {messages.FRESH_ENV: str(path)}, roots), results
 
-        slot = workdirs.Sandbox(settings.root, set(sandbox_skip(settings)), folder).take()
+        self.slot = slot
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
         paths = dict.fromkeys(str(info.rootdir / t.split("::")[0]) for t in tests)
         ini = ["-c", info.inifile] if info.inifile else []

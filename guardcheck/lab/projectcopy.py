@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from guardcheck.child.workdirs import LARGE
 from guardcheck.errors import GuardcheckError
 from guardcheck.options import RunOptions
 
@@ -112,10 +113,13 @@ def _sync(options: RunOptions) -> Path:
     for folder in {(dest / rel).parent for rel in stale}:
         folder.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(lambda rel: _copy(root / rel, dest / rel), stale))
+        copied = pool.map(lambda rel: _copy(root / rel, dest / rel, root, dest), stale)
+        repointed = [rel for rel, moved in zip(stale, copied, strict=True) if moved]
     removed = _remove_extras(dest, wanted)
     _forget_bytecode(pycache_dir(options), dest, [*stale, *removed])
     if repo is not None:
+        _exclude_large(dest, [rel for rel, (size, _) in record.items() if size > LARGE])
+        _hide_repointed(dest, repointed)
         _commit_changes(dest)
     manifest_path.write_text(json.dumps({"key": key, "files": record}), encoding="utf-8")
     return dest
@@ -191,16 +195,52 @@ def _stat(path: Path) -> Stat | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _copy(source: Path, target: Path) -> None:
+def _copy(source: Path, target: Path, root: Path, dest: Path) -> bool:
+    """Copy one entry; True when it is a symlink re-pointed from the project into the copy."""
     if target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     if source.is_dir() and not source.is_symlink():  # a submodule: its files, not its .git
         shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-        return
+        return False
     target.unlink(missing_ok=True)
+    if source.is_symlink():
+        # An absolute link into the project would let a test write the user's file.
+        pointed = os.readlink(source)
+        inside = _inside(Path(os.path.normpath(source.parent / pointed)), root)
+        if os.path.isabs(pointed) and inside is not None:
+            os.symlink(dest / inside, target)  # remade each run: its lstat differs
+            return True
     # copy2 keeps the mtime, which the next run's comparison relies on.
     shutil.copy2(source, target, follow_symlinks=False)
+    return False
+
+
+def _hide_repointed(dest: Path, rels: list[str]) -> None:
+    """A committed absolute link, re-pointed into the copy, is not a change to report:
+    `git status` in a test stays as clean as in the user's checkout."""
+    if not rels:
+        return
+    tracked = [t for t in _git(dest, "ls-files", "-z", "--", *rels).split("\0") if t]
+    if tracked:
+        _git(dest, "update-index", "--skip-worktree", "--", *tracked)
+
+
+def _inside(path: Path, root: Path) -> Path | None:
+    try:
+        return path.relative_to(root)
+    except ValueError:
+        return None
+
+
+def _exclude_large(dest: Path, large: list[str]) -> None:
+    """Large files stay out of the copy's commit: hashing a data file of hundreds of
+    megabytes into git cost more than the rest of the copy. Tracked ones are unaffected;
+    untracked ones stay untracked, as in the user's checkout."""
+    exclude = dest / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["/" + "".join("\\" + c if c in "*?[\\ #!" else c for c in rel) for rel in large]
+    exclude.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 
 def pycache_dir(options: RunOptions) -> Path:

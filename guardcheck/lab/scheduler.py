@@ -22,7 +22,13 @@ from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.lab.classify import Activation
 from guardcheck.lab.plan import RunPlan, killers_first
-from guardcheck.lab.processes import FreshProcess, HostInfo, HostProcess, Zygote, outcome_of
+from guardcheck.lab.processes import (
+    FreshProcess,
+    HostInfo,
+    HostProcess,
+    Zygote,
+    outcome_of,
+)
 from guardcheck.lab.verdict import (
     confirm,
     decide,
@@ -85,6 +91,7 @@ class Scheduler:
         self.host = host
         self.info = info
         self.scratch = scratch
+        self._slots: workdirs.Sandbox | None = None  # fresh runs' working copies, pooled
         self.results = results
         self.jobs = max(1, options.jobs or os.cpu_count() or 1)
         self.pending: deque[_Job] = deque()
@@ -162,10 +169,13 @@ class Scheduler:
             messages.ServedFile(str(self.options.root / c.path), c.mutated) for c in mutant.changes
         ]
         served = served if not control else []
+        if self._slots is None:
+            self._slots = workdirs.Sandbox(self.options.root, self.scratch / "fresh-slots")
         job.fresh = FreshProcess(
             self.options,
             self.info,
             self.scratch / f"fresh-{job.index}",
+            self._slots.take(),
             served,
             plan.tests,
             matrix=matrix,
@@ -208,6 +218,8 @@ class Scheduler:
             if job.fresh is not None and (done := job.fresh.poll()) is not None:
                 self._finish(job, *done)
                 workdirs.remove(job.fresh.folder)
+                if self._slots is not None:
+                    self._slots.give_back(job.fresh.slot)
 
     def _on_host(self, message: messages.Message) -> None:
         if isinstance(message, messages.ActivationFailed) and message.key in self.running:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from support.editable import BACKENDS, EditableProject, editable_project, hand_verdict
-from support.projects import commit, copy_project, edit, write_files
+from support.projects import commit, copy_project, edit, git_status, write_files
 from support.verdicts import guardcheck_run
 
 pytestmark = pytest.mark.slow
@@ -127,3 +127,80 @@ def test_xdist_in_addopts_is_turned_off_and_gives_the_same_verdicts(tmp_path):
     assert {k: m["guardcheck"]["verdict"] for k, m in with_n.items()} == {
         k: m["guardcheck"]["verdict"] for k, m in without.items()
     }
+
+
+GIT_CLEAN = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["app"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "app/__init__.py": "",
+    "app/core.py": "def double(x: int) -> int:\n    return x * 2\n",
+    "data/real.txt": "original\n",
+    "tests/test_core.py": (
+        "import subprocess\nfrom pathlib import Path\n\nfrom app.core import double\n\n\n"
+        "def test_double():\n    assert double(2) == 4\n\n\n"
+        "def test_checkout_is_clean():\n"
+        "    out = subprocess.run(['git', 'status', '--porcelain'], capture_output=True,\n"
+        "                         text=True, check=True).stdout\n"
+        "    assert out == ''\n\n\n"
+        "def test_writes_through_the_link():\n"
+        "    Path('data/link.txt').write_text('written by a test\\n')\n"
+        "    assert double(3) == 6\n"
+    ),
+    "mutations/core.toml": (
+        '[[mutation]]\nid = "add"\nsummary = "Adds instead."\nfile = "app/core.py"\n'
+        'scope = "double"\nfind = "x * 2"\nreplace = "x + 2"\n'
+    ),
+}
+
+
+def test_the_working_directory_is_a_real_checkout(tmp_path):
+    """Case 6: the working directory was a folder of symlinks: `git status --porcelain`
+    in a test showed type changes (the baseline failed, exit 3, where plain pytest
+    passes), and an absolute symlink pointing back into the project was copied as-is,
+    so a test writing through it changed the user's file."""
+    root = write_files(tmp_path / "project", GIT_CLEAN)
+    (root / "data" / "link.txt").symlink_to(root / "data" / "real.txt")
+    (root / ".gitignore").write_text(".guardcheck/\n")
+    commit(root)
+    done, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert mutants["add"]["guardcheck"]["verdict"] == "caught"
+    assert (root / "data" / "real.txt").read_text() == "original\n"
+    assert git_status(root) == ""
+
+
+BOUNDARY = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["app"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "app/__init__.py": "",
+    "app/limits.py": "def within(x: int) -> bool:\n    return x <= 1000\n",
+    # 1000 is not a literal of the test: Hypothesis finds the boundary from app's source.
+    "tests/test_limits.py": (
+        "from hypothesis import given, settings\nfrom hypothesis import strategies as st\n\n"
+        "from app.limits import within\n\nLIMIT = 10**3\n\n\n"
+        "@settings(max_examples=300, database=None)\n@given(st.integers())\n"
+        "def test_within_matches_the_limit(x):\n    assert within(x) == (x <= LIMIT)\n"
+    ),
+    "mutations/limits.toml": (
+        '[[mutation]]\nid = "limit-plus-one"\nsummary = "Off by one."\n'
+        'file = "app/limits.py"\nscope = "within"\nfind = "x <= 1000"\nreplace = "x <= 1001"\n'
+    ),
+}
+
+
+def test_hypothesis_draws_constants_from_the_mutated_source(tmp_path):
+    """Case 8: Hypothesis takes example values from literals in the project's files on
+    disk, which held the original: a boundary mutant plain pytest catches every time
+    (1001 is then a literal of app/limits.py) survived under guardcheck in 2 of 3 runs.
+    Hypothesis now reads the mutated text, and not guardcheck's own modules either."""
+    root = commit(write_files(tmp_path / "project", BOUNDARY))
+    edit(root / "app" / "limits.py", "x <= 1000", "x <= 1001")
+    assert _plain_suite_exit(root) == 1  # by hand: caught
+    edit(root / "app" / "limits.py", "x <= 1001", "x <= 1000")
+    for run in range(3):
+        _, mutants = guardcheck_run(root, tmp_path / f"report-{run}.json", "--no-cache")
+        assert mutants["limit-plus-one"]["guardcheck"]["verdict"] == "caught"

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from support.projects import copy_project, git, write_files
 
+from guardcheck.child.workdirs import LARGE
+
 pytestmark = pytest.mark.slow
 
 # A test that does what issue 8 §B6 saw tests do: git in its working directory, writes
@@ -216,3 +218,19 @@ def test_an_edit_in_the_same_second_that_keeps_the_size_is_tested(tmp_path):
     assert source.stat().st_size == before.st_size
     done = guardcheck(root, "run", "-q", "--no-cache")
     assert done.returncode == 3, done.stdout + done.stderr  # the baseline is red now
+
+
+def test_a_large_untracked_file_is_copied_but_never_committed_in_the_copy(tmp_path):
+    """Issue 22 case 11: a 200 MB untracked (not ignored) file was also committed into
+    the copy's git: twice its size on disk, a 19 s first run, peak memory about its size.
+    Large files now stay out of the copy's commit; the tests still find them."""
+    root = copy_project(tmp_path / "ladder", "ladder", git=True)
+    big = root / "data.bin"
+    with big.open("wb") as out:
+        out.truncate(LARGE + 1)
+    done = guardcheck(root, "run", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    copy = root / ".guardcheck" / "tree"
+    assert (copy / "data.bin").stat().st_size == LARGE + 1
+    assert git(copy, "ls-files", "data.bin") == ""  # not committed
+    assert git(copy, "status", "--porcelain") == ""  # and not reported either
