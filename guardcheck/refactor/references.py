@@ -34,14 +34,30 @@ _PATCHERS = frozenset({"patch", "setattr", "patch.object"})
 
 
 @dataclass(frozen=True)
+class CallShape:
+    """What a call passes, by position and by name."""
+
+    positional: int  # arguments before any `*args`
+    keywords: frozenset[str]
+    unpacks: bool  # `*args` or `**kwargs`: anything may be passed
+
+    def passes(self, name: str, index: int | None) -> bool | None:
+        """Does the call pass parameter `name` (at `index` when positional)? None: unknown."""
+        if name in self.keywords or (index is not None and index < self.positional):
+            return True
+        return None if self.unpacks else False
+
+
+@dataclass(frozen=True)
 class Reference:
-    kind: str  # "import", "name", "attribute", "patch target"
+    kind: str  # "import", "name", "attribute", "patch target", "call"
     text: str  # as written: `relay.runner._x`, `self._running_agents`, "relay.runner.x"
     qualified: frozenset[str]  # absolute qualified names it may stand for
     attr: str | None  # an attribute access's (or string target's) last name
     path: str  # posix, relative to the root
     line: int
     enclosing: str  # "Relay.begin_turn", or "<module>"
+    call: CallShape | None = None  # for a "call": what it passes
 
     def stands_for(self, dotted: str) -> bool:
         """Does it name `dotted` (or something inside it) by qualified name?"""
@@ -160,8 +176,27 @@ class _Scanner(cst.CSTVisitor):
             enclosing = f"{self._enclosing()}.{node.value}"
         self._add("name", node, node.value, self._qualified(node), None, enclosing)
 
+    def _record_call(self, node: cst.Call, func: str) -> None:
+        positional, keywords, unpacks = 0, set(), False
+        for arg in node.args:
+            if arg.star:
+                unpacks = True
+            elif arg.keyword is not None:
+                keywords.add(arg.keyword.value)
+            elif not unpacks:
+                positional += 1
+        attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        line = self.get_metadata(PositionProvider, node).start.line
+        shape = CallShape(positional, frozenset(keywords), unpacks)
+        qualified = self._qualified(node.func)
+        text = cst.Module([]).code_for_node(node)
+        self.found.append(
+            Reference("call", text, qualified, attr, self.path, line, self._enclosing(), shape)
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
         func = cst.Module([]).code_for_node(node.func)
+        self._record_call(node, func)
         last = func.rsplit(".", 2)
         if not node.args or not ({last[-1], ".".join(last[-2:])} & _PATCHERS):
             return

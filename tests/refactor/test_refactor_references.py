@@ -69,7 +69,10 @@ def test_adapters_are_allowed_by_qualified_name_or_by_file(tmp_path):
 def test_imports_names_and_patch_targets_resolve_to_qualified_names(tmp_path):
     found = references(tmp_path)
     uses = [(r.kind, r.line) for r in found if r.stands_for("relay.runner._cooldown_seconds")]
-    assert uses == [("import", 2), ("patch target", 14), ("name", 16)]
+    assert uses == [("import", 2), ("patch target", 14), ("call", 16), ("name", 16)]
+    (call,) = (r for r in found if r.kind == "call" and r.line == 16)
+    assert call.call is not None
+    assert (call.call.positional, call.call.keywords, call.call.unpacks) == (1, frozenset(), False)
     patched = [r for r in found if r.stands_for("relay.x.Relay._running_agents")]
     assert [(r.kind, r.line) for r in patched if r.kind == "patch target"] == [("patch target", 15)]
 

@@ -120,3 +120,28 @@ def build_bed_commit(root: Path, name: str) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", name)
     return root
+
+
+def two_revisions(root: Path, base: dict[str, str], change: dict[str, str]) -> Path:
+    """A repository whose first commit holds `base` (relative path -> text) and whose
+    second (HEAD) writes `change` over it."""
+    root.mkdir()
+    for revision, files in (("base", base), ("change", change)):
+        for relative, text in files.items():
+            path = root / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        if revision == "base":
+            git(root, "init", "-q", "-b", "main")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", revision)
+    return root
+
+
+def pyproject(package: str) -> str:
+    """A pyproject.toml for a one-package project with its tests under tests/."""
+    return (
+        f'[project]\nname = "{package}"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\npythonpath = ["."]\n\n'
+        f'[tool.guardcheck]\nsource = ["{package}"]\ntests = ["tests"]\n'
+    )

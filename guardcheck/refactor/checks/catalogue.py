@@ -38,7 +38,13 @@ class Side:
 
     @property
     def red_lines(self) -> list[str]:
-        return [line for line in (self.error or "").splitlines() if line.startswith("  ")]
+        """The `  node (failed): why` lines under the first line of a red baseline."""
+        lines = []
+        for line in (self.error or "").splitlines()[1:]:
+            if not line.startswith("  "):
+                break
+            lines.append(line)
+        return lines
 
 
 def _has_catalogue(options: RunOptions) -> bool:
@@ -47,6 +53,9 @@ def _has_catalogue(options: RunOptions) -> bool:
 
 def _run_side(options: RunOptions) -> Side:
     side = Side()
+    if not _has_catalogue(options):
+        side.empty = True
+        return side
     try:
         side.rows = {row.id: row for row in api.list_entries(options).rows}
         try:
@@ -162,27 +171,29 @@ def is_named(named: str, nodeid: str) -> bool:
     return named in (nodeid, bare) or bare.startswith(named + "::")
 
 
-def _red_today(now: Side, reported: set[str]) -> CheckResult | None:
-    """Today's suite is red: say it once, without the tests old-tests already blamed."""
+def _red_today(now: Side, reported: set[str], back: list[Finding]) -> CheckResult | None:
+    """Today's suite is red: say it once, without the tests old-tests already blamed (the
+    bugs back in today's code are known before any test runs, so they are kept)."""
     if not now.red:
         return None
     lines = zip(now.red_lines, now.red, strict=True)
     fresh = [line for line, test in lines if test not in reported]
-    if not fresh:
-        return CheckResult(
-            KEY,
-            TITLE,
-            Outcome.SKIPPED,
-            f"skipped: today's tests are red ({len(now.red)} failing test(s), reported under "
-            "old tests on new code)",
+    findings = list(back)
+    if fresh:
+        findings.append(
+            Finding(
+                f"today's tests are red, so no mutation can be judged: {len(fresh)} test(s) "
+                "fail without any mutation",
+                details=tuple(line.strip() for line in fresh),
+            )
         )
-    finding = Finding(
-        f"today's tests are red, so no mutation can be judged: {len(fresh)} test(s) fail "
-        "without any mutation",
-        details=tuple(line.strip() for line in fresh),
-    )
+    where = "" if fresh else ", reported under old tests on new code"
+    summary = f"today's tests are red ({len(now.red)} failing test(s){where})"
+    if back:
+        summary = f"{len(back)} bug(s) back in today's code; " + summary
+    outcome = Outcome.FAILED if findings else Outcome.SKIPPED
     return CheckResult(
-        KEY, TITLE, Outcome.FAILED, f"skipped: today's tests are red ({len(fresh)})", [finding]
+        KEY, TITLE, outcome, f"skipped: {summary}" if not back else summary, findings
     )
 
 
@@ -190,12 +201,15 @@ def check_mutations(trees: Trees, reported: set[str] | None = None) -> CheckResu
     """`reported`: node ids the old-tests check already reported as failing today."""
     then_options = trees.then.with_overrides(output=trees.scratch / "mutations-base")
     now_options = trees.today.with_overrides(output=trees.scratch / "mutations-now")
-    if not _has_catalogue(then_options) and not _has_catalogue(now_options):
-        return CheckResult(KEY, TITLE, Outcome.SKIPPED, "skipped: no catalogue")
     then, now = _run_side(then_options), _run_side(now_options)
     if then.empty and now.empty:
         return CheckResult(KEY, TITLE, Outcome.SKIPPED, "skipped: no catalogue")
-    red = _red_today(now, reported or set())
+    back = [
+        _problem_finding(trees, p.entry_id, p, then, now)
+        for p in now.problems
+        if p.entry_id and p.kind == "bug-back"
+    ]
+    red = _red_today(now, reported or set(), back)
     if red is not None:
         return red
     notes: list[str] = []

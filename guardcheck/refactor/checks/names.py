@@ -20,7 +20,7 @@ import griffe
 
 from guardcheck.refactor.findings import CheckResult, Finding, Outcome
 from guardcheck.refactor.layout import python_files, source_paths, test_paths
-from guardcheck.refactor.references import Reference, scan_all
+from guardcheck.refactor.references import CallShape, Reference, scan_all
 from guardcheck.refactor.trees import Trees
 
 KEY = "names"
@@ -32,6 +32,41 @@ class Broken:
     dotted: str  # relay.runner.Relay._running_agents
     what: str  # "removed", "parameter removed: timeout", ...
     in_class: bool  # a class member: attribute access by name counts as a use
+    kind: griffe.BreakageKind | None = None
+    parameter: str | None = None  # for a parameter's breakage: its name ...
+    index: int | None = None  # ... and its position at the base, when positional
+
+    def relied_on_by(self, call: CallShape) -> str | None:
+        """How a call relies on what changed (None: it does not)."""
+        if self.parameter is None:
+            return "calls it"
+        passes = call.passes(self.parameter, self.index)
+        if self.kind is griffe.BreakageKind.PARAMETER_CHANGED_DEFAULT:
+            if passes is None:
+                return f"may omit `{self.parameter}` (it unpacks arguments)"
+            return None if passes else f"omits `{self.parameter}`"
+        if self.kind is griffe.BreakageKind.PARAMETER_REMOVED:
+            return None if passes is False else f"passes `{self.parameter}`"
+        if self.kind in _NOW_REQUIRED:
+            return None if passes else f"does not pass `{self.parameter}`"
+        return "calls it"
+
+
+_NOW_REQUIRED = (
+    griffe.BreakageKind.PARAMETER_ADDED_REQUIRED,
+    griffe.BreakageKind.PARAMETER_CHANGED_REQUIRED,
+)
+_PARAMETER_KINDS = frozenset(
+    {
+        griffe.BreakageKind.PARAMETER_MOVED,
+        griffe.BreakageKind.PARAMETER_REMOVED,
+        griffe.BreakageKind.PARAMETER_CHANGED_KIND,
+        griffe.BreakageKind.PARAMETER_CHANGED_DEFAULT,
+        griffe.BreakageKind.PARAMETER_CHANGED_REQUIRED,
+        griffe.BreakageKind.PARAMETER_ADDED_REQUIRED,
+        griffe.BreakageKind.RETURN_CHANGED_TYPE,
+    }
+)
 
 
 def _load(root: Path, source: str) -> griffe.Object | griffe.Alias | None:
@@ -96,23 +131,75 @@ def broken_names(trees: Trees) -> tuple[list[Broken], list[str]]:
             continue
         _expose(new, set())
         for breakage in griffe.find_breaking_changes(old, new):
-            if _kept_as_alias(breakage):
-                continue
-            obj = breakage.obj
-            in_class = bool(obj.parent and obj.parent.is_class)
-            found.append(Broken(obj.path, _what(breakage), in_class))
+            if not _kept_as_alias(breakage):
+                found.append(_broken(breakage, old))
     return found, notes
 
 
-def uses(broken: Broken, references: Iterable[Reference]) -> list[Reference]:
-    last = broken.dotted.rsplit(".", 1)[-1]
+def _old_index(old_root: griffe.Object | griffe.Alias, path: str, name: str) -> int | None:
+    """The parameter's position in the base's signature, when it could be passed by position."""
+    try:
+        function = old_root[path.split(".", 1)[1]] if "." in path else old_root
+        params = list(function.parameters)
+    except (KeyError, AttributeError, IndexError):
+        return None
+    for index, param in enumerate(params):
+        if param.name == name:
+            positional = str(param.kind.value) in ("positional-only", "positional or keyword")
+            first_is_self = bool(function.parent and function.parent.is_class and index)
+            return index - first_is_self if positional else None
+    return None
+
+
+def _broken(breakage: griffe.Breakage, old_root: griffe.Object | griffe.Alias) -> Broken:
+    obj = breakage.obj
+    in_class = bool(obj.parent and obj.parent.is_class)
+    if breakage.kind not in _PARAMETER_KINDS:
+        return Broken(obj.path, _what(breakage), in_class)
+    param = breakage.old_value if breakage.old_value is not None else breakage.new_value
+    name = getattr(param, "name", None)
+    index = _old_index(old_root, obj.path, name) if isinstance(name, str) else None
+    return Broken(obj.path, _what(breakage), in_class, breakage.kind, name, index)
+
+
+def _refers_to(broken: Broken, ref: Reference) -> bool:
+    """A call of the function itself (a method: of any attribute of its name)."""
+    if broken.dotted in ref.qualified:
+        return True
+    return broken.in_class and ref.attr == broken.dotted.rsplit(".", 1)[-1]
+
+
+def _inside_itself(broken: Broken, ref: Reference) -> bool:
+    """In the function's own body, which is no use of its signature."""
+    module = ref.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    where = f"{module}.{ref.enclosing}"
+    return where == broken.dotted or where.startswith(broken.dotted + ".")
+
+
+def uses(broken: Broken, references: Iterable[Reference]) -> list[tuple[Reference, str]]:
+    """The references that rely on what broke, each with how."""
     hits = []
     for ref in references:
-        by_attribute = broken.in_class and ref.kind == "attribute" and ref.attr == last
-        if by_attribute or ref.stands_for(broken.dotted):
-            hits.append(ref)
+        if broken.kind in _PARAMETER_KINDS:
+            # Only a call can rely on a signature, and only as the breakage says.
+            if ref.kind != "call" or ref.call is None or not _refers_to(broken, ref):
+                continue
+            if _inside_itself(broken, ref):
+                continue
+            how = broken.relied_on_by(ref.call)
+            if how is not None:
+                hits.append((ref, how))
+        elif ref.kind != "call" and (
+            ref.stands_for(broken.dotted)
+            or (broken.in_class and ref.kind == "attribute" and _refers_to(broken, ref))
+        ):
+            hits.append((ref, "still used"))
     # One finding per line: `from m import x` and `x(...)` on one line are one use.
-    return list({(r.path, r.line): r for r in hits}.values())
+    return list({(r.path, r.line): (r, how) for r, how in hits}.values())
+
+
+def _how(how: str) -> str:
+    return how if how == "still used" else f"relied on by a call that {how}"
 
 
 def check_names(trees: Trees) -> CheckResult:
@@ -135,10 +222,10 @@ def check_names(trees: Trees) -> CheckResult:
         places = uses(item, references)
         if not places:
             unused.append(f"{item.dotted} ({item.what})")
-        for ref in places:
+        for ref, how in places:
             findings.append(
                 Finding(
-                    f"{item.dotted} {item.what}, still used: {ref.text}",
+                    f"{item.dotted} {item.what}, {_how(how)}: {ref.text}",
                     path=ref.path,
                     line=ref.line,
                     enclosing=ref.enclosing,
