@@ -65,7 +65,7 @@ class AssertionSearch:
             if evidence.asserts:
                 return True
             pending.extend(self._callees(where, evidence.calls))
-            if where is start or self._is_fixture(where):
+            if where is start or is_fixture(where.file, where.function):
                 pending.extend(self._fixtures(where))
         return False
 
@@ -75,14 +75,6 @@ class AssertionSearch:
         if key not in self._evidence_of:
             self._evidence_of[key] = evidence_of(where.file, where.function.body)
         return self._evidence_of[key]
-
-    def _is_fixture(self, where: _Where) -> bool:
-        for decorator in where.function.decorators:
-            expression = decorator.decorator
-            target = expression.func if isinstance(expression, cst.Call) else expression
-            if where.file.refers_to(target, FIXTURE):
-                return True
-        return False
 
     def _fixtures(self, where: _Where) -> Iterator[_Where]:
         params = where.function.params
@@ -155,6 +147,20 @@ class AssertionSearch:
         return self._module_functions[file.path]
 
 
+def is_fixture(file: TestFile, function: Function) -> bool:
+    for decorator in function.decorators:
+        expression = decorator.decorator
+        target = expression.func if isinstance(expression, cst.Call) else expression
+        if file.refers_to(target, FIXTURE):
+            return True
+    return False
+
+
+def _is_test(file: TestFile, function: Function) -> bool:
+    # pytest never collects a fixture, even one named test_*.
+    return function.name.value.startswith("test") and not is_fixture(file, function)
+
+
 def _is_test_class(file: TestFile, cls: cst.ClassDef) -> bool:
     # pytest collects unittest.TestCase subclasses whatever their name.
     return cls.name.value.startswith("Test") or any(
@@ -164,13 +170,13 @@ def _is_test_class(file: TestFile, cls: cst.ClassDef) -> bool:
 
 def collected_tests(file: TestFile) -> Iterator[_Where]:
     """What pytest collects by default: `test*` functions, and `test*` methods of
-    `Test*` classes and of `unittest.TestCase` subclasses."""
+    `Test*` classes and of `unittest.TestCase` subclasses; never fixtures."""
     for statement in file.module.body:
-        if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith("test"):
+        if isinstance(statement, cst.FunctionDef) and _is_test(file, statement):
             yield _Where(file, statement)
         elif isinstance(statement, cst.ClassDef) and _is_test_class(file, statement):
-            for name, method in _functions(statement.body).items():
-                if name.startswith("test"):
+            for method in _functions(statement.body).values():
+                if _is_test(file, method):
                     yield _Where(file, method, statement)
 
 

@@ -13,6 +13,7 @@ import libcst as cst
 from guardcheck.lint.evidence import is_named_assert
 from guardcheck.lint.finding import BROAD_RAISES, Finding
 from guardcheck.lint.parsed import TestFile
+from guardcheck.lint.values import names_in
 
 BROAD_EXCEPTIONS = frozenset({"builtins.Exception", "builtins.BaseException"})
 # ExceptionInfo methods that assert by themselves.
@@ -35,9 +36,9 @@ class _CheckedNames(cst.CSTVisitor):
         self._computed_from: dict[str, set[str]] = {}  # assigned name -> names in its value
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        sources = _names_in(node.value)
+        sources = names_in(node.value)
         for target in node.targets:
-            for name in _names_in(target.target):
+            for name in names_in(target.target):
                 self._computed_from.setdefault(name, set()).update(sources)
 
     def checked(self) -> set[str]:
@@ -74,19 +75,6 @@ class _CheckedNames(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if self._inside:
             self.names.add(node.value)
-
-
-def _names_in(node: cst.CSTNode) -> set[str]:
-    class _Names(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.found: set[str] = set()
-
-        def visit_Name(self, node: cst.Name) -> None:
-            self.found.add(node.value)
-
-    collector = _Names()
-    node.visit(collector)
-    return collector.found
 
 
 def _checked_names(scope: cst.CSTNode) -> set[str]:

@@ -4,7 +4,8 @@ A skip or xfail nobody can re-evaluate is silently lost coverage. Checked:
 pytest's `mark.skip`/`skipif`/`xfail` (as a decorator, in `pytest.param(marks=...)`,
 in `pytestmark`, anywhere), the imperative `pytest.skip()`/`pytest.xfail()`,
 unittest's `skip`/`skipIf`/`skipUnless` and `self.skipTest()`. A reason that is
-an empty or blank string literal counts as none.
+an empty or blank string literal counts as none; a string condition
+(`skipif("mod is None")`) is one, since pytest reports it as the reason.
 """
 
 from __future__ import annotations
@@ -54,6 +55,16 @@ def _reason(call: cst.Call, api: SkipApi) -> cst.Arg | None:
     return None
 
 
+def _condition_shown(call: cst.Call, api: SkipApi) -> bool:
+    """skipif("sys.platform == 'win32'"): pytest reports a string condition as the reason."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return (
+        api.shown in ("pytest.mark.skipif", "pytest.mark.xfail")
+        and bool(positional)
+        and isinstance(positional[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
+
+
 def _blank(expression: cst.BaseExpression) -> bool:
     if isinstance(expression, cst.SimpleString | cst.ConcatenatedString):
         value = expression.evaluated_value
@@ -86,7 +97,7 @@ class _Skips(cst.CSTVisitor):
         # Seen here with its arguments; visit_Attribute must not report it again bare.
         self._called.add(node.func)
         reason = _reason(node, api)
-        if reason is None and api is not SKIP_TEST:
+        if reason is None and api is not SKIP_TEST and not _condition_shown(node, api):
             self._report(node.func, api, "without a reason")
         elif reason is not None and _blank(reason.value):
             self._report(node.func, api, "with an empty reason")

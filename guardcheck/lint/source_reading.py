@@ -22,7 +22,8 @@ class _SourceReading(cst.CSTVisitor):
         self.file = file
         self.values = Values(file)
         self.findings: list[Finding] = []
-        # getsource callees whose call reads code the test made itself (not a smell).
+        # getsource callees whose call reads code the test made itself, or only a
+        # line number (not a smell).
         self._reads_own_code: set[cst.CSTNode] = set()
 
     def _add(self, node: cst.CSTNode, message: str, fix: str = FIX_BEHAVIOUR) -> None:
@@ -63,6 +64,8 @@ class _SourceReading(cst.CSTVisitor):
             self._add(node, "parses a module's source with ast.parse", FIX_SPANS)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.values.line_number_only(node) and isinstance(node.value, cst.Call):
+            self._reads_own_code.add(node.value.func)  # visited after this subscript
         fixed = any(_fixed_offsets(element.slice) for element in node.slice)
         if fixed and self.values.is_source_text(node.value):
             self._add(

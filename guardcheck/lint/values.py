@@ -40,6 +40,21 @@ def _literal_py(node: cst.BaseExpression) -> bool:
     return False
 
 
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every name used anywhere in `node`."""
+
+    class _Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found.add(node.value)
+
+    collector = _Names()
+    node.visit(collector)
+    return collector.found
+
+
 def _module_file(node: cst.Attribute) -> bool:
     """`mod.__file__` or `mod.__spec__.origin`."""
     spec_origin = (
@@ -174,7 +189,7 @@ class Values:
         if isinstance(node, cst.Name):
             return any(self.is_source_text(v, seen) for v in self._bound_values(node, seen))
         if isinstance(node, cst.Subscript):  # getsourcelines(f)[0]
-            return self.is_source_text(node.value, seen)
+            return not self.line_number_only(node) and self.is_source_text(node.value, seen)
         if not isinstance(node, cst.Call):
             return False
         if self.file.refers_to(node.func, GETSOURCE):
@@ -182,6 +197,18 @@ class Values:
         if self.file.refers_to(node.func, {"textwrap.dedent"}):
             return bool(node.args) and self.is_source_text(node.args[0].value, seen)
         return self.reads_source_file(node, seen) or self._method_keeps_text(node, seen)
+
+    def line_number_only(self, node: cst.Subscript) -> bool:
+        """`getsourcelines(f)[1]`: where f starts, not its text."""
+        if len(node.slice) != 1 or not isinstance(node.value, cst.Call):
+            return False
+        index = node.slice[0].slice
+        return (
+            isinstance(index, cst.Index)
+            and isinstance(index.value, cst.Integer)
+            and index.value.value == "1"
+            and self.file.refers_to(node.value.func, {"inspect.getsourcelines"})
+        )
 
     def reads_code_under_test(self, call: cst.Call) -> bool:
         """Whether getsource(X) reads code the test did not make itself.

@@ -424,3 +424,94 @@ def test_a_broad_raises_kept_but_never_checked_is_reported(tmp_path: Path):
             print(e.value)
     """
     assert lint(tmp_path, source) == {(5, "broad-raises")}
+
+
+def test_a_fixture_named_test_something_is_not_a_test(tmp_path: Path):
+    """False positive: jinja2's `@pytest.fixture def test_env_async():` and boltons'
+    `test_url` fixture were reported as tests asserting nothing; pytest never
+    collects a fixture as a test."""
+    source = """
+        import pytest
+
+        @pytest.fixture
+        def test_env():
+            return {"bar": 23}
+
+        class TestGroup:
+            @pytest.fixture(scope="module")
+            def test_url(self, request):
+                return request.param
+
+            def test_uses(self, test_env):
+                assert test_env["bar"] == 23
+    """
+    assert lint(tmp_path, source) == set()
+
+
+def test_a_failure_recorded_and_raised_later_is_not_swallowed(tmp_path: Path):
+    """False positive: pyparsing collects failed assertions (`failed += 1`,
+    `failed.append(msg)`) and raises or fails after the loop when any failed."""
+    source = """
+        import unittest
+
+        def test_counted(pairs):
+            failed = 0
+            for got, want in pairs:
+                try:
+                    assert got == want
+                except AssertionError:
+                    failed += 1
+            if failed:
+                raise AssertionError(f"{failed} failed")
+
+        class Cases(unittest.TestCase):
+            def test_listed(self):
+                failed = []
+                for word in ("a", "b"):
+                    try:
+                        self.assertEqual(word.upper(), word.title())
+                    except AssertionError:
+                        failed.append(word)
+                if failed:
+                    self.fail(str(failed))
+
+        def test_recorded_but_never_tested(pairs):
+            failed = []
+            for got, want in pairs:
+                try:
+                    assert got == want
+                except AssertionError:
+                    failed.append(got)
+            print(failed)
+    """
+    assert lint(tmp_path, source) == {(30, "swallowed-assert")}
+
+
+def test_a_string_skip_condition_is_its_own_reason(tmp_path: Path):
+    """False positive: pyparsing's `skipif("mpl_mathtext is None")`; pytest shows a
+    string condition as the reason ("condition: mpl_mathtext is None")."""
+    source = """
+        import pytest
+
+        @pytest.mark.skipif("mpl is None")
+        @pytest.mark.xfail("sys.version_info < (3, 12)")
+        def test_it():
+            assert run()
+    """
+    assert lint(tmp_path, source) == set()
+
+
+def test_the_line_number_from_getsourcelines_is_not_source_text(tmp_path: Path):
+    """False positive: pyparsing sorts its test classes by
+    `inspect.getsourcelines(cls)[1]`, a line number, not the code's text."""
+    source = """
+        import inspect
+
+        import app
+
+        def test_it():
+            assert inspect.getsourcelines(app.f)[1] > 0
+            lines = inspect.getsourcelines(app.f)[0]
+            assert lines
+    """
+    assert lint(tmp_path, source) == {(8, "source-reading")}
