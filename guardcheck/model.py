@@ -115,6 +115,11 @@ def is_named_by(named: str, nodeid: str) -> bool:
     return nodeid == named or nodeid.startswith((f"{named}::", f"{named}["))
 
 
+def function_id(nodeid: str) -> str:
+    """A test's id without its parametrization: `path::Class::test`."""
+    return nodeid.split("[", 1)[0]
+
+
 @dataclass(frozen=True)
 class Mutant:
     """A concrete, validated mutation: what the runner activates and reports on."""

@@ -26,6 +26,7 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
 from guardcheck.child.properties import stop_at_first_failure
+from guardcheck.model import function_id
 
 
 def _load() -> messages.FreshSpec | None:
@@ -71,6 +72,7 @@ class FreshRun:
         self.session: pytest.Session | None = None
         self.collect_errors: list[str] = []
         self.missing: list[str] = []
+        self.stand_ins: list[str] = []  # run for a selected id the mutant renamed
         self.waiting = set(spec.hold)
         self.failed = False
         self.out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -121,9 +123,8 @@ class FreshRun:
     ) -> None:
         by_id = {item.nodeid: item for item in items}
         wanted = self.spec.tests
-        self.missing = [n for n in wanted if n not in by_id]
+        keep, self.missing, self.stand_ins = stand_in_for_missing(wanted, items)
         self.waiting &= set(by_id)
-        keep = [by_id[n] for n in wanted if n in by_id]
         kept = set(keep)
         dropped = [item for item in items if item not in kept]
         if dropped:
@@ -141,6 +142,8 @@ class FreshRun:
         log = list(self.recorder.log)
         if self.missing:
             log.append("not collected in the mutated session: " + ", ".join(self.missing))
+        if self.stand_ins:
+            log.append("collected under ids the baseline lacks: " + ", ".join(self.stand_ins))
         report = messages.ChildReport(
             tests=self.recorder.results(),
             evidence=[*self.served.executed, *self.follower.evidence()],
@@ -150,6 +153,40 @@ class FreshRun:
         )
         messages.send(self.out, report)
         _leave(session)
+
+
+def stand_in_for_missing(
+    wanted: list[str], items: list[pytest.Item]
+) -> tuple[list[pytest.Item], list[str], list[str]]:
+    """The items to run for `wanted`, the wanted ids with no item, and the stand-ins.
+
+    A mutant of a value a `parametrize` id is made from renames the test
+    (`test_x[low]` becomes `test_x[XXlowXX]`): by hand that test runs under its new
+    id, so it runs here too, in place of the selected id the session lacks.
+    """
+    by_id = {item.nodeid: item for item in items}
+    chosen = set(wanted)
+    keep: list[pytest.Item] = []
+    taken: set[str] = set()
+    missing: list[str] = []
+    for nodeid in wanted:
+        if nodeid in by_id:
+            keep.append(by_id[nodeid])
+            taken.add(nodeid)
+            continue
+        function = function_id(nodeid)
+        others = [
+            item
+            for item in items
+            if function_id(item.nodeid) == function and item.nodeid not in chosen
+        ]
+        if not others:
+            missing.append(nodeid)
+        for item in others:
+            if item.nodeid not in taken:
+                keep.append(item)
+                taken.add(item.nodeid)
+    return keep, missing, sorted(taken - chosen)
 
 
 def _leave(session: pytest.Session) -> None:

@@ -41,6 +41,9 @@ def one_line(excinfo: pytest.ExceptionInfo[BaseException], root: Path) -> str:
     """
     text = excinfo.exconly(tryshort=True).strip()
     first = text.splitlines()[0] if text else excinfo.typename
+    if isinstance(excinfo.value, BaseExceptionGroup):
+        # "multiple unraisable exception warnings (3 sub-exceptions)" hides the cause.
+        first += ": " + "; ".join(_leaf_lines(excinfo.value))
     entries = list(reversed(excinfo.traceback))
     entry = next((e for e in entries if _shown(e, excinfo)), entries[0] if entries else None)
     if entry is None:
@@ -49,6 +52,24 @@ def one_line(excinfo: pytest.ExceptionInfo[BaseException], root: Path) -> str:
         return f"{bestrelpath(root, Path(entry.path))}:{entry.lineno + 1}: {first}"
     except ValueError:
         return first
+
+
+def _leaf_lines(group: BaseExceptionGroup[BaseException]) -> list[str]:
+    """`Type: first line` of each exception a group holds, nested groups flattened."""
+    lines = []
+    for inner in group.exceptions:
+        if isinstance(inner, BaseExceptionGroup):
+            lines += _leaf_lines(inner)
+            continue
+        message = str(inner).strip().splitlines()
+        lines.append(f"{type(inner).__name__}: {message[0]}" if message else type(inner).__name__)
+    return lines
+
+
+def _holds_skip(error: BaseException) -> bool:
+    if not isinstance(error, BaseExceptionGroup):
+        return False
+    return any(isinstance(e, skip.Exception) or _holds_skip(e) for e in error.exceptions)
 
 
 def _shown(entry: TracebackEntry, excinfo: pytest.ExceptionInfo[BaseException]) -> bool:
@@ -71,7 +92,7 @@ class OneLineReports:
         excinfo = call.excinfo
         if excinfo is None or call.when == "collect":
             return None
-        if isinstance(excinfo.value, skip.Exception | BaseExceptionGroup):
+        if isinstance(excinfo.value, skip.Exception) or _holds_skip(excinfo.value):
             return None  # skips keep pytest's own handling (their location matters)
         sections = [(f"Captured {key} {when}", text) for when, key, text in item._report_sections]
         return TestReport(

@@ -14,7 +14,7 @@ import selectors
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -34,6 +34,7 @@ from guardcheck.lab.verdict import (
     decide,
     failing_tests,
     needs_control,
+    order_dependent,
     unrun_selection,
 )
 from guardcheck.model import (
@@ -71,6 +72,9 @@ class _Job:
     started: float = 0.0
     fresh: FreshProcess | None = None
     control: ControlKey | None = None  # a control run: these tests, no mutant
+    # A second run of the mutant with the selected tests' modules, in baseline order:
+    # the selection alone behaved unlike the whole suite (see _in_context).
+    context: bool = False
 
 
 class Scheduler:
@@ -149,7 +153,7 @@ class Scheduler:
     def _start(self, job: _Job) -> None:
         mutant, plan = job.plan.mutant, job.plan
         control = job.control is not None
-        if not control:
+        if not control and not job.context:  # a context run keeps the baseline order
             self._emit(functools.partial(self.events.mutant_started, mutant))
             job.started = time.perf_counter()
             job.plan = plan = killers_first(
@@ -244,6 +248,8 @@ class Scheduler:
         status, reason = decide(job.plan.mutant, outcome)
         status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
         if not needs_control(outcome):
+            if _inconclusive_alone(status, outcome) and self._in_context(job):
+                return
             self._conclude(job, outcome, child_log, status, reason)
             return
         key = (job.activation.mode, tuple(t.nodeid for t in outcome.tests))
@@ -264,10 +270,37 @@ class Scheduler:
         for job, mutant_outcome, log in self.awaiting.pop(key, []):
             status, reason = decide(job.plan.mutant, mutant_outcome)
             confirmed = confirm(status, reason, mutant_outcome, outcome)
+            if order_dependent(mutant_outcome, outcome) and self._in_context(job):
+                continue
             note = "control run without the mutant: " + ", ".join(
                 f"{t.outcome.value} {t.nodeid}" for t in outcome.tests
             )
             self._conclude(job, mutant_outcome, "\n".join(filter(None, [log, note])), *confirmed)
+
+    def _in_context(self, job: _Job) -> bool:
+        """Run the mutant again with its selected tests' modules, in baseline order.
+
+        A selected test may need an earlier test of its module (a flag it sets, a
+        fixture's state): alone it fails without the mutant too, or never reaches the
+        mutated branch, where the whole suite in its own order catches the mutant.
+        Only the tests up to each module's last selected one are added (later ones
+        cannot change it). False when that adds nothing or this was that run already.
+        """
+        if job.context or job.control is not None:
+            return False
+        chosen = set(job.plan.tests)
+        modules = {n.split("::")[0] for n in chosen}
+        order = [s.nodeid for s in job.plan.selection if s.nodeid.split("::")[0] in modules]
+        last = {n.split("::")[0]: i for i, n in enumerate(order) if n in chosen}
+        tests = tuple(n for i, n in enumerate(order) if i <= last.get(n.split("::")[0], -1))
+        added = [n for n in tests if n not in chosen]
+        if not added:
+            return False
+        extra = self.options.timeout_factor * sum(self.durations.get(n, 0.0) for n in added)
+        plan = replace(job.plan, tests=tests, timeout=job.plan.timeout + extra, fixed=0)
+        rerun = _Job(job.index, plan, job.activation, started=job.started, context=True)
+        self.pending.appendleft(rerun)
+        return True
 
     def _kills_in(self, mutant: Mutant) -> Counter[str]:
         found: Counter[str] = Counter()
@@ -286,6 +319,11 @@ class Scheduler:
         self, job: _Job, outcome: ChildOutcome, child_log: str, status: Status, reason: str
     ) -> None:
         mutant = job.plan.mutant
+        if job.context:
+            reason += (
+                " (run again with the earlier tests of the selected tests' modules, in "
+                "baseline order: alone they did not decide)"
+            )
         if status is Status.CAUGHT:
             killers = [t.nodeid for t in failing_tests(outcome)]
             for change in mutant.changes:
@@ -329,6 +367,14 @@ class Scheduler:
         jobs = [job for job in (*self.running.values(), *self.pending) if job.control is None]
         jobs += [job for waiting in self.awaiting.values() for job, _, _ in waiting]
         return [job.plan.mutant for job in jobs]
+
+
+def _inconclusive_alone(status: Status, outcome: ChildOutcome) -> bool:
+    """A pass, or a run that never showed the mutant ran: the selection alone may not be
+    how the whole suite reaches the code (an error the child itself reported is final)."""
+    if status in (Status.SURVIVED, Status.KNOWN_GAP):
+        return True
+    return status is Status.ERROR and not (outcome.error or outcome.crash or outcome.evidence)
 
 
 def unviable(mutant: Mutant, reason: str) -> MutantResult:

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from guardcheck.model import ChildOutcome, Mutant, Status, TestOutcome, TestResult, is_named_by
+from guardcheck.model import (
+    ChildOutcome,
+    Mutant,
+    Status,
+    TestOutcome,
+    TestResult,
+    function_id,
+    is_named_by,
+)
 
+_RED = (TestOutcome.FAILED, TestOutcome.ERROR)
 _CAUGHT_KINDS = (Status.CAUGHT, Status.CAUGHT_ELSEWHERE, Status.WEAKENED, Status.TIMEOUT)
 
 
@@ -125,7 +134,9 @@ def unrun_selection(
     if status not in (Status.SURVIVED, Status.KNOWN_GAP):
         return status, reason
     ran = {t.nodeid for t in outcome.tests}
-    unrun = [n for n in selected if n not in ran]
+    # A test renamed by the mutant ran under its new id, as it would by hand.
+    renamed = {function_id(n) for n in ran - set(selected)}
+    unrun = [n for n in selected if n not in ran and function_id(n) not in renamed]
     if not unrun:
         return status, reason
     more = f" and {len(unrun) - 3} more" if len(unrun) > 3 else ""
@@ -159,17 +170,40 @@ def confirm(
             f"{reason}; but the control run of the same {len(order)} test(s) without the "
             f"mutant did not finish ({unfinished}), so the kill is unconfirmed"
         )
+    for test, twin in _unconfirmed(outcome, control):
+        how = "did not run" if twin is None else "fails"
+        return Status.ERROR, (
+            f"{test.nodeid} {how} without the mutant too, in the same selection and "
+            f"order ({', '.join(order)}): the kill is not the mutant's "
+            "(order-dependent test?)"
+        )
+    return status, reason
+
+
+def _unconfirmed(
+    outcome: ChildOutcome, control: ChildOutcome
+) -> list[tuple[TestResult, TestResult | None]]:
+    """The mutant's failing tests that also fail (or did not run) in the control run.
+
+    A test whose id only the mutant gives it (a renamed parametrization) is checked
+    against the control run's tests of the same function: the ids it had before.
+    """
     without = {t.nodeid: t for t in control.tests}
+    unconfirmed = []
     for test in failing_tests(outcome):
         twin = without.get(test.nodeid)
-        if twin is None or twin.outcome in (TestOutcome.FAILED, TestOutcome.ERROR):
-            how = "did not run" if twin is None else "fails"
-            return Status.ERROR, (
-                f"{test.nodeid} {how} without the mutant too, in the same selection and "
-                f"order ({', '.join(order)}): the kill is not the mutant's "
-                "(order-dependent test?)"
-            )
-    return status, reason
+        if twin is None:
+            kin = [t for t in control.tests if function_id(t.nodeid) == function_id(test.nodeid)]
+            twin = next((t for t in kin if t.outcome in _RED), kin[0] if kin else None)
+        if twin is None or twin.outcome in _RED:
+            unconfirmed.append((test, twin))
+    return unconfirmed
+
+
+def order_dependent(outcome: ChildOutcome, control: ChildOutcome) -> bool:
+    """The control run finished, and a kill of the mutant's fails without it too."""
+    finished = not (control.error or control.crash) and control.timed_out is None
+    return finished and bool(_unconfirmed(outcome, control))
 
 
 def unfollowed_error(unfollowed: dict[str, str]) -> str:

@@ -43,6 +43,26 @@ def test_one_line_skips_frames_that_hide_themselves():
     assert one_line(info, ROOT) == f"{HERE}:{where}: RuntimeError: hidden frame"
 
 
+def raises_a_group() -> None:
+    inner = ExceptionGroup("inner", [KeyError("k")])
+    raise ExceptionGroup(
+        "multiple unraisable exception warnings",
+        [ResourceWarning("unclosed file <_io.FileIO name='/dev/null'>"), inner],
+    )
+
+
+def test_one_line_of_an_exception_group_names_what_it_holds():
+    """Issue 22: a baseline failing on pytest's unraisable-exception group showed only
+    "multiple unraisable exception warnings (3 sub-exceptions)", hiding the warnings."""
+    with pytest.raises(ExceptionGroup) as info:
+        raises_a_group()
+    assert one_line(info, ROOT) == (
+        f"{HERE}:{body_line(raises_a_group) + 1}: ExceptionGroup: multiple unraisable "
+        "exception warnings (2 sub-exceptions): ResourceWarning: unclosed file "
+        "<_io.FileIO name='/dev/null'>; KeyError: 'k'"
+    )
+
+
 def report(nodeid: str, when: str, outcome: str, longrepr: object = None, duration: float = 0.1):
     return pytest.TestReport(
         nodeid, ("t.py", 1, nodeid), {}, outcome, longrepr, when, duration=duration

@@ -77,10 +77,11 @@ def test_work_done_at_import_or_collection_is_caught_in_a_fresh_interpreter(impo
     assert git_status(root) == ""
 
 
-def test_a_mutant_that_changes_a_parametrize_id_is_an_error_not_survived(tmp_path):
+def test_a_mutant_that_changes_a_parametrize_id_is_caught_under_its_new_id(tmp_path):
     """Regression (issue 8 §A4, found with it): the selected id `test_square[3-9]` was not
     collected with the mutant, never ran, and the mutant survived; by hand the new
-    `test_square[3-10]` fails."""
+    `test_square[3-10]` fails. Issue 24: it runs in the old id's place, and its kill is
+    confirmed by the function's old ids passing without the mutant."""
     root = copy_project(tmp_path / "project", "importtime")
     edit(root / "tests/test_core.py", ', ids=["two", "three"]', "")
     commit(root)
@@ -89,9 +90,9 @@ def test_a_mutant_that_changes_a_parametrize_id_is_an_error_not_survived(tmp_pat
     ]
     done, mutants = guardcheck_run(root, tmp_path / "r.json", "--only", "wrong-case")
     fields = mutants["wrong-case"]["guardcheck"]
-    assert fields["verdict"] == "error", fields["reason"]
-    assert fields["reason"].startswith("tests/test_core.py::test_square[3-9] never ran")
-    assert done.returncode == 1
+    assert fields["verdict"] == "caught", fields["reason"]
+    assert fields["reason"].startswith("tests/test_core.py::test_square[3-10]: ")
+    assert done.returncode == 0
 
 
 SIGN = {

@@ -204,3 +204,96 @@ def test_hypothesis_draws_constants_from_the_mutated_source(tmp_path):
     for run in range(3):
         _, mutants = guardcheck_run(root, tmp_path / f"report-{run}.json", "--no-cache")
         assert mutants["limit-plus-one"]["guardcheck"]["verdict"] == "caught"
+
+
+ORDER = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "pkg/__init__.py": "",
+    "pkg/mode.py": (
+        "STRICT = False\n\n\ndef enable() -> None:\n    global STRICT\n    STRICT = True\n\n\n"
+        "def check(value: int) -> bool:\n    if STRICT:\n        return value > 0\n"
+        "    return True\n\n\n"
+        "def allow(value: int) -> bool:\n    if STRICT:\n        return value < 10\n"
+        "    return True\n"
+    ),
+    # Each second test relies on the first of its module: alone, STRICT is off.
+    "tests/test_check.py": (
+        "from pkg import mode\n\n\ndef test_a_enable():\n    mode.enable()\n"
+        "    assert mode.STRICT\n\n\ndef test_b_check_rejects_zero():\n"
+        "    assert mode.check(0) is False\n"
+    ),
+    "tests/test_allow.py": (
+        "from pkg import mode\n\n\ndef test_a_enable():\n    mode.enable()\n"
+        "    assert mode.STRICT\n\n\ndef test_b_allow_matches_the_mode():\n"
+        "    assert mode.allow(10) == (not mode.STRICT)\n"
+    ),
+    "mutations/mode.toml": (
+        '[[mutation]]\nid = "check-ge"\nsummary = "Zero passes."\nfile = "pkg/mode.py"\n'
+        'scope = "check"\nfind = "value > 0"\nreplace = "value >= 0"\n\n'
+        '[[mutation]]\nid = "allow-le"\nsummary = "Ten passes."\nfile = "pkg/mode.py"\n'
+        'scope = "allow"\nfind = "value < 10"\nreplace = "value <= 10"\n'
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("entry", "old", "new"),
+    [
+        ("check-ge", "value > 0", "value >= 0"),
+        ("allow-le", "value < 10", "value <= 10"),
+    ],
+)
+def test_tests_that_need_an_earlier_test_of_their_module_judge_in_context(
+    tmp_path, entry, old, new
+):
+    """Case 9: the mutant ran only the test that executes its line, alone, where the
+    flag an earlier test of its module sets was off: it failed without the mutant too
+    (`error`) or passed without reaching the branch (`survived`), while the whole suite
+    in its own order catches it. Such runs are repeated with the modules in order."""
+    root = commit(write_files(tmp_path / "project", ORDER))
+    edit(root / "pkg" / "mode.py", old, new)
+    assert _plain_suite_exit(root) == 1  # by hand: caught
+    edit(root / "pkg" / "mode.py", new, old)
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache", "--only", entry)
+    verdict = mutants[entry]["guardcheck"]
+    assert verdict["verdict"] == "caught", verdict["reason"]
+
+
+LEVELS = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "pkg/__init__.py": "",
+    "pkg/levels.py": (
+        "def levels() -> tuple[str, ...]:\n    return ('low', 'mid', 'high')\n\n\n"
+        "def describe(level: str) -> str:\n    return f'level {level}'\n"
+    ),
+    "tests/test_levels.py": (
+        "import pytest\n\nfrom pkg.levels import describe, levels\n\n\n"
+        "@pytest.mark.parametrize('level', levels())\ndef test_describe(level):\n"
+        "    assert describe(level).startswith('level ')\n"
+    ),
+    "mutations/levels.toml": (
+        '[[mutation]]\nid = "renamed-low"\nsummary = "A renamed level."\n'
+        'file = "pkg/levels.py"\nscope = "levels"\nfind = "\'low\'"\nreplace = "\'XXlowXX\'"\n'
+    ),
+}
+
+
+def test_a_mutant_that_only_renames_a_parametrization_survives_as_by_hand(tmp_path):
+    """Issue 24 (consistent verdicts): string mutants of the values `parametrize` ids
+    come from were "no verdict ... not collected with the mutant"; by hand
+    `test_describe[XXlowXX]` runs and passes: the mutant survives."""
+    root = commit(write_files(tmp_path / "project", LEVELS))
+    edit(root / "pkg" / "levels.py", "'low'", "'XXlowXX'")
+    assert _plain_suite_exit(root) == 0  # by hand: survives
+    edit(root / "pkg" / "levels.py", "'XXlowXX'", "'low'")
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["renamed-low"]["guardcheck"]
+    assert verdict["verdict"] == "survived", verdict["reason"]
+    ran = {t["id"] for t in verdict["tests"]}
+    assert "tests/test_levels.py::test_describe[XXlowXX]" in ran
