@@ -185,6 +185,8 @@ class ChildReport:
     # test node id ("" outside any test) -> why a process it started could not be followed
     unfollowed: dict[str, str] = field(default_factory=dict)
     spawners: list[str] = field(default_factory=list)  # baseline: tests that started processes
+    # Baseline: project modules the tests imported from the user's tree (child/origins.py)
+    foreign: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -74,5 +74,6 @@ def merge(parts: Sequence[messages.ChildEnded], order: dict[str, int]) -> messag
         log="\n".join(r.log for r in reports if r.log),
         unfollowed={k: v for r in reports for k, v in r.unfollowed.items()},
         spawners=sorted({s for r in reports for s in r.spawners}),
+        foreign=sorted({f for r in reports for f in r.foreign}),
     )
     return messages.ChildEnded(baseline=True, key=parts[0].key, report=merged, current=None)

@@ -376,6 +376,8 @@ class Host:
             log=self._log(),
             unfollowed=follower.unfollowed(),
             spawners=follower.spawners(),
+            # Modules the tests imported lazily: collection was checked already.
+            foreign=foreign_modules(self.origin, self.root, self.source),
         )
         messages.send(out, report)
 

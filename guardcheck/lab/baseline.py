@@ -14,6 +14,7 @@ from pathlib import Path
 from guardcheck import messages
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.importroots import foreign_message
 from guardcheck.lab.plan import CoverageMap
 from guardcheck.lab.processes import outcome_of
 from guardcheck.model import BaselineTest, ChildOutcome, TestOutcome, TestResult
@@ -41,6 +42,8 @@ def judge_baseline(
     """Every baseline run's results in, the tests and coverage out; raises BaselineFailed."""
     for number, ended in enumerate(runs, start=1):
         _check_crash(ended, number, len(runs))
+        if ended.report is not None and ended.report.foreign:
+            raise BaselineFailed(foreign_message(ended.report.foreign))
     outcomes = [outcome_of(ended) for ended in runs]
     _check_red_or_flaky(outcomes)
     tests = [t.nodeid for t in outcomes[0].tests]

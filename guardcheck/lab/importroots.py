@@ -44,6 +44,20 @@ def import_roots(source: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
+def foreign_message(foreign: Sequence[str]) -> str:
+    """Why the run stops when the tests imported project modules around the copy."""
+    listed = "\n".join(f"  {m}" for m in foreign[:10])
+    more = f"\n  ... and {len(foreign) - 10} more" if len(foreign) > 10 else ""
+    return (
+        "the tests imported project modules from your working tree instead of "
+        f"guardcheck's private copy, so no mutant would run in them:\n{listed}{more}\n"
+        "  fix: list the folder that holds these packages in [tool.guardcheck] source "
+        '(e.g. source = ["src/pkg"]): guardcheck puts its import root first on '
+        "PYTHONPATH. Code that inserts absolute paths into sys.path must derive them "
+        "from __file__ or the working directory"
+    )
+
+
 def with_roots_first(roots: Sequence[str], environ: dict[str, str]) -> dict[str, str]:
     """`{"PYTHONPATH": ...}` with `roots` ahead of whatever the environment had."""
     inherited = [p for p in environ.get(PYTHONPATH, "").split(os.pathsep) if p]

@@ -39,6 +39,7 @@ from guardcheck.child import procs, workdirs
 from guardcheck.lab import scratchdir
 from guardcheck.lab.baseline import BaselineFailed, judge_baseline, unfollowed_tests
 from guardcheck.lab.classify import Activation, Unviable, after_collection, classify
+from guardcheck.lab.importroots import foreign_message
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.processes import HostDied, HostInfo, HostProcess, Zygote
 from guardcheck.lab.scheduler import LabEvents, Scheduler, unviable
@@ -139,7 +140,7 @@ class LabSession:
             raise BaselineFailed(f"pytest could not collect the tests:\n{errors}")
         assert isinstance(message, messages.Collected)
         if message.foreign:
-            raise BaselineFailed(_foreign_message(message.foreign, self.options))
+            raise BaselineFailed(foreign_message(message.foreign))
         for note in message.notes:
             print(f"guardcheck: {note}", file=sys.stderr)
         if not message.tests:
@@ -303,20 +304,6 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _foreign_message(foreign: Sequence[str], options: RunOptions) -> str:
-    listed = "\n".join(f"  {m}" for m in foreign[:10])
-    more = f"\n  ... and {len(foreign) - 10} more" if len(foreign) > 10 else ""
-    return (
-        "the tests imported project modules from your working tree instead of guardcheck's "
-        f"private copy ({options.display(options.root)}), so no mutant would run in them:\n"
-        f"{listed}{more}\n"
-        "  fix: list the folder that holds these packages in [tool.guardcheck] source "
-        "(e.g. source = [\"src/pkg\"]); guardcheck puts its import root first on "
-        "PYTHONPATH. Code that inserts absolute paths into sys.path must derive them "
-        "from __file__ or the working directory"
-    )
 
 
 def _classify(mutant: Mutant, options: RunOptions) -> Activation | str:

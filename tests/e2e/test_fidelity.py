@@ -12,6 +12,7 @@ data read through `importlib.resources` and `pkgutil`, and a CLI tested through
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -297,3 +298,47 @@ def test_a_mutant_that_only_renames_a_parametrization_survives_as_by_hand(tmp_pa
     assert verdict["verdict"] == "survived", verdict["reason"]
     ran = {t["id"] for t in verdict["tests"]}
     assert "tests/test_levels.py::test_describe[XXlowXX]" in ran
+
+
+AROUND = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["src/pkg"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "src/pkg/__init__.py": "",
+    "src/pkg/core.py": "def double(x: int) -> int:\n    return x * 2\n",
+    # A path from outside the project, as a site's configuration would give it.
+    "tests/conftest.py": "import os\nimport sys\n\nsys.path.insert(0, os.environ['PKG_HOME'])\n",
+    "tests/test_core.py": (
+        "def test_double():\n    from pkg.core import double\n\n    assert double(2) == 4\n"
+    ),
+    "mutations/core.toml": (
+        '[[mutation]]\nid = "add"\nsummary = "Adds."\nfile = "src/pkg/core.py"\n'
+        'scope = "double"\nfind = "x * 2"\nreplace = "x + 2"\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_project_modules_imported_around_the_copy_stop_the_run(tmp_path, lazy):
+    """Case 1's check: when the tests import the project from the user's tree anyway
+    (an absolute path inserted into sys.path), every mutant would silently be
+    `no-coverage`; the run stops with exit 3 naming the module, whether it was
+    imported at collection or lazily inside a test."""
+    files = dict(AROUND)
+    if not lazy:
+        files["tests/test_core.py"] = (
+            "from pkg.core import double\n\n\ndef test_double():\n    assert double(2) == 4\n"
+        )
+    root = commit(write_files(tmp_path / "project", files))
+    done = subprocess.run(
+        [sys.executable, "-m", "guardcheck", "run", "--no-cache"],
+        cwd=root,
+        env={**os.environ, "PKG_HOME": str(root / "src")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "imported project modules from your working tree" in done.stderr
+    assert f"pkg.core ({(root / 'src' / 'pkg' / 'core.py').resolve()})" in done.stderr
