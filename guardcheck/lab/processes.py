@@ -121,11 +121,47 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
 
 class HostDied(GuardcheckError):
     def __init__(self, log: Path) -> None:
+        tail = _tail(log)
+        conftest = _conftest_error(tail)
+        if conftest is not None:
+            # The project's own code does not import: a baseline problem, as plain pytest
+            # would fail on it too, not a usage error of guardcheck.
+            super().__init__(conftest, ExitCode.BASELINE_FAILED)
+            return
         super().__init__(
             "pytest (the guardcheck host) stopped unexpectedly; the end of its output:\n"
-            + _tail(log),
+            + tail,
             ExitCode.USAGE,
         )
+
+
+def without_session_header(text: str) -> str:
+    """pytest's output without its session header (platform, rootdir, plugins, collected):
+    the same for every mutant, it pushed what the mutant's tests did down the log."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if "test session starts" in line), None)
+    if start is None:
+        return text
+    end = next(
+        (i for i in range(start, len(lines)) if lines[i].startswith(("collected ", "collecting"))),
+        None,
+    )
+    if end is None:
+        return text
+    return "\n".join([*lines[:start], *lines[end + 1 :]]).strip("\n")
+
+
+def _conftest_error(tail: str) -> str | None:
+    """pytest's own account of a conftest.py that failed to load, if that is what ended it."""
+    lines = tail.splitlines()
+    start = next((i for i, line in enumerate(lines) if "while loading conftest" in line), None)
+    if start is None:
+        return None
+    shown = "\n".join(f"  {line}" for line in lines[start:])
+    return (
+        f"pytest could not load a conftest.py, so no test can run:\n{shown}\n"
+        "  fix: make the conftest.py import under plain `python -m pytest` first"
+    )
 
 
 def _launch(
@@ -383,7 +419,7 @@ class FreshProcess:
             clean_exit=report is None and not timed_out and self.process.returncode == 0,
         )
         own_log = report.log if report is not None and not timed_out else ""
-        log = "\n".join(filter(None, [own_log, _tail(self.log, 60)]))
+        log = "\n".join(filter(None, [own_log, without_session_header(_tail(self.log, 60))]))
         return outcome_of(ended), log
 
     def kill(self) -> None:

@@ -235,3 +235,14 @@ def test_a_runaway_allocation_is_caught_by_the_memory_limit(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 mutant: 1 caught" in done.stdout
     assert time.monotonic() - started < 60
+
+
+def test_a_broken_conftest_is_exit_3_with_its_import_error(tmp_path):
+    """Issue 24 (smaller): a conftest.py that fails to import was "the guardcheck host
+    stopped unexpectedly" (exit 2); it is the project's baseline problem, with pytest's
+    own account of the import error."""
+    root = ladder(tmp_path, files={"conftest.py": "import nonexistent_module_xyz\n"})
+    done = guardcheck(root, "run")
+    assert_refused(done, 3, "pytest could not load a conftest.py, so no test can run")
+    assert "No module named 'nonexistent_module_xyz'" in done.stderr
+    assert "stopped unexpectedly" not in done.stderr

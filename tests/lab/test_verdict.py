@@ -8,7 +8,7 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 from __future__ import annotations
 
 from guardcheck import messages
-from guardcheck.lab.processes import outcome_of
+from guardcheck.lab.processes import outcome_of, without_session_header
 from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
     ChildOutcome,
@@ -351,3 +351,24 @@ def test_a_kill_next_to_an_unfollowed_process_still_counts():
     ended = _ended(("t.py::a", FAIL), unfollowed={"t.py::a": "started `python -I`"})
     assert decide(UNNAMED, ended)[0] is Status.CAUGHT
     assert needs_control(ended)
+
+
+def test_a_fresh_runs_log_starts_after_pytests_session_header():
+    """Issue 24 (smaller): mutant logs began with pytest's session header (platform,
+    rootdir, plugins), the same for every mutant, before what its tests did."""
+    output = "\n".join(
+        [
+            "============================= test session starts ==============================",
+            "platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.6.0",
+            "rootdir: /tmp/project",
+            "plugins: hypothesis-6.170.17",
+            "collected 5 items / 3 deselected / 2 selected",
+            "",
+            "tests/test_x.py F",
+            "guardcheck: final teardown raised OSError: gone",
+        ]
+    )
+    assert without_session_header(output) == (
+        "tests/test_x.py F\nguardcheck: final teardown raised OSError: gone"
+    )
+    assert without_session_header("no header here") == "no header here"
