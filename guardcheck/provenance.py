@@ -14,28 +14,20 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from guardcheck import __version__
 from guardcheck.catalogue.load import catalogue_files
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import Mutant, Provenance, Revision
-from guardcheck.options import RunOptions
+from guardcheck.options import Effect, RunOptions, as_json, fields_with
 from guardcheck.shard import content_key
 
-# RunOptions fields that can change a verdict. Not: root (differs per machine), jobs and
-# output (how, not what), gate (recorded and checked on its own), shard (differs per shard).
-VERDICT_FIELDS = (
-    "source",
-    "tests",
-    "pytest_args",
-    "timeout_factor",
-    "timeout_constant",
-    "baseline_runs",
-    "matrix",
-    "only",
-)
+# RunOptions fields that can change a verdict or which mutants a run covers (options.py's
+# Effect). Not: root (differs per machine), jobs and output (how, not what), gate and
+# shard (recorded and checked on their own).
+VERDICT_FIELDS = fields_with(Effect.VERDICT, Effect.SELECTION)
 
 
 def git_revision(root: Path) -> Revision | None:
@@ -62,18 +54,22 @@ def run_config(options: RunOptions, selected: Sequence[Mutant]) -> dict[str, obj
     """The verdict-affecting configuration as JSON-ready values (the same on every machine)."""
     config: dict[str, object] = {}
     for name in VERDICT_FIELDS:
-        value = getattr(options, name)
-        config[name] = list(value) if isinstance(value, tuple) else value
-    config["catalogue"] = _catalogue_hashes(options)
-    if options.shard is not None and options.shard_times is not None:
-        # The split depends on it: shards balanced on different reports do not add up.
-        times = options.resolve(options.shard_times)
-        config["shard_times"] = hashlib.sha256(times.read_bytes()).hexdigest()
+        by_content = _RECORDED_BY_CONTENT.get(name)
+        recorded = by_content(options) if by_content else as_json(getattr(options, name))
+        if recorded is not None:
+            config[name] = recorded
     mutants = hashlib.sha256()
     for mutant in selected:
         mutants.update(content_key(mutant).encode())
     config["mutants"] = mutants.hexdigest()
     return config
+
+
+def _shard_times_hash(options: RunOptions) -> str | None:
+    """The split depends on it: shards balanced on different reports do not add up."""
+    if options.shard is None or options.shard_times is None:
+        return None
+    return hashlib.sha256(options.resolve(options.shard_times).read_bytes()).hexdigest()
 
 
 def _catalogue_hashes(options: RunOptions) -> dict[str, str]:
@@ -82,6 +78,13 @@ def _catalogue_hashes(options: RunOptions) -> dict[str, str]:
     except GuardcheckError:  # mutants given directly (a sweep): no catalogue needed
         return {}
     return {options.display(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+
+
+# Fields recorded by content, not by value: paths differ per machine, contents do not.
+_RECORDED_BY_CONTENT: dict[str, Callable[[RunOptions], object]] = {
+    "catalogue": _catalogue_hashes,
+    "shard_times": _shard_times_hash,
+}
 
 
 def config_hash(config: dict[str, object]) -> str:

@@ -25,7 +25,7 @@ from importlib import metadata
 
 from guardcheck import __version__
 from guardcheck.model import Mutant
-from guardcheck.options import RunOptions
+from guardcheck.options import Effect, RunOptions, as_json, fields_with
 from guardcheck.shard import content_key
 
 FORMAT = 4  # bump when an entry's layout or the key's recipe changes
@@ -35,17 +35,9 @@ FORMAT = 4  # bump when an entry's layout or the key's recipe changes
 # was not computed for says which input differs instead of being replayed.
 Inputs = dict[str, str]
 
-# RunOptions fields that can change a verdict or what it is judged from (see provenance's
-# VERDICT_FIELDS; `only` and the gate are left out: they pick and judge, not run).
-KEYED_FIELDS = (
-    "source",
-    "tests",
-    "pytest_args",
-    "timeout_factor",
-    "timeout_constant",
-    "baseline_runs",
-    "matrix",
-)
+# RunOptions fields that can change a verdict or what it is judged from: those options.py
+# classifies as Effect.VERDICT (the provenance records them too).
+KEYED_FIELDS = fields_with(Effect.VERDICT)
 # Environment variables pytest or Python read that change what a test sees.
 KEYED_ENVIRON = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONHASHSEED")
 
@@ -68,7 +60,7 @@ def environment_key(options: RunOptions) -> str:
     dists = sorted(
         {f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions(path=installed)}
     )
-    settings = {name: _plain(getattr(options, name)) for name in KEYED_FIELDS}
+    settings = {name: as_json(getattr(options, name)) for name in KEYED_FIELDS}
     environ = {name: os.environ.get(name) for name in KEYED_ENVIRON}
     return hash_parts(
         [
@@ -90,10 +82,6 @@ def _installed(entry: str, root: str) -> bool:
     """A sys.path entry outside the project, or a virtualenv's site-packages inside it."""
     inside = entry == root or entry.startswith(root + os.sep)
     return not inside or os.path.basename(entry) in ("site-packages", "dist-packages")
-
-
-def _plain(value: object) -> object:
-    return list(value) if isinstance(value, tuple) else value
 
 
 def files_key(digests: Mapping[str, str], without: frozenset[str] = frozenset()) -> str:

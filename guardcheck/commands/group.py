@@ -64,7 +64,7 @@ def global_options(command: F) -> F:
         type=click.Path(file_okay=False, exists=True, path_type=Path),
         expose_value=False,
         callback=_remember(_ROOT),
-        help="Project root (default: the nearest folder with a pyproject.toml).",
+        help=api.RunOptions.help_for("root"),
     )
     catalogue = click.option(
         "--catalogue",

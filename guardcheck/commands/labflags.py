@@ -30,10 +30,8 @@ from guardcheck.reports.console import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 _FLAGS: list[Callable[[F], F]] = [
-    click.option(
-        "-j", "--jobs", type=click.IntRange(min=1), help="Parallel workers (default: CPUs)."
-    ),
-    click.option("--matrix", is_flag=True, help="Run every selected test: the full kill matrix."),
+    click.option("-j", "--jobs", type=click.IntRange(min=1), help=api.RunOptions.help_for("jobs")),
+    click.option("--matrix", is_flag=True, help=api.RunOptions.help_for("matrix")),
     click.option(
         "--allow-caught-elsewhere",
         is_flag=True,
@@ -47,14 +45,13 @@ _FLAGS: list[Callable[[F], F]] = [
     click.option(
         "--shard",
         metavar="K/N",
-        help="Run only shard K of N (1-based); `guardcheck merge` combines the shards' --json.",
+        help=api.RunOptions.help_for("shard"),
     ),
     click.option(
         "--shard-times",
         type=click.Path(dir_okay=False, path_type=Path),
         metavar="REPORT.json",
-        help="Balance --shard by the test times of this earlier --json report (give every "
-        "shard the same file; docs/ci.md).",
+        help=api.RunOptions.help_for("shard_times"),
     ),
     report_options,
     click.option(
@@ -63,20 +60,32 @@ _FLAGS: list[Callable[[F], F]] = [
         help="Run every mutant: neither reuse nor store results in <output>/cache/.",
     ),
     click.option(
-        "--timeout-factor", type=click.FloatRange(min=0), help="Mutant time budget factor."
+        "--timeout-factor",
+        type=click.FloatRange(min=0),
+        help=api.RunOptions.help_for("timeout_factor"),
     ),
-    click.option("--timeout-constant", type=click.FloatRange(min=0), help="Seconds added to it."),
+    click.option(
+        "--timeout-constant",
+        type=click.FloatRange(min=0),
+        help=api.RunOptions.help_for("timeout_constant"),
+    ),
     click.option(
         "--baseline-runs",
         type=click.IntRange(min=1),
         metavar="N",
-        help="Run the baseline N times; a test whose outcome changes is flaky (exit 3).",
+        help=api.RunOptions.help_for("baseline_runs"),
     ),
     click.option(
         "--baseline-timeout",
         type=click.FloatRange(min=0, min_open=True),
         metavar="S",
-        help="Seconds collection and each baseline run may take (default: 600); then exit 3.",
+        help=api.RunOptions.help_for("baseline_timeout"),
+    ),
+    click.option(
+        "--memory-limit-mb",
+        type=click.IntRange(min=0),
+        metavar="MB",
+        help=api.RunOptions.help_for("memory_limit_mb"),
     ),
     click.option("-q", "--quiet", is_flag=True, help="Print only the final summary."),
     click.option("-v", "--verbose", is_flag=True, help="Also print each mutant's tests."),
@@ -116,6 +125,7 @@ class Publisher:
             timeout_constant=flags["timeout_constant"],
             baseline_runs=flags["baseline_runs"],
             baseline_timeout=flags["baseline_timeout"],
+            memory_limit_mb=flags["memory_limit_mb"],
             matrix=flags["matrix"] or None,
             cache=False if flags["no_cache"] else None,
             gate=gate,

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from guardcheck.edit import toplevel
 from guardcheck.model import BaselineTest, Mutant, Selection, Status, is_named_by
+from guardcheck.options import RunOptions
 
 # root-relative posix path -> line number -> node ids of the tests that executed it
 CoverageMap = Mapping[str, Mapping[int, frozenset[str]]]
@@ -194,8 +195,8 @@ def plan_mutant(
     coverage: CoverageMap,
     *,
     whole_file: bool = False,
-    timeout_factor: float = 2.0,
-    timeout_constant: float = 5.0,
+    timeout_factor: float = RunOptions.timeout_factor,  # the defaults: options.py's
+    timeout_constant: float = RunOptions.timeout_constant,
     unfollowed: Mapping[str, str] | None = None,
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first

@@ -217,7 +217,7 @@ class HostProcess:
             source=list(source),
             baseline_runs=baseline_runs,
             baseline_timeout=settings.baseline_timeout,
-            baseline_workers=max(1, settings.jobs or os.cpu_count() or 1),
+            baseline_workers=settings.workers,
             memory_limit_mb=settings.memory_limit_mb,
             origin=str(settings.origin or ""),
         )

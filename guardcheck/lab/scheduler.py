@@ -97,7 +97,7 @@ class Scheduler:
         self.scratch = scratch
         self._slots: workdirs.Sandbox | None = None  # fresh runs' working copies, pooled
         self.results = results
-        self.jobs = max(1, options.jobs or os.cpu_count() or 1)
+        self.jobs = options.workers
         self.pending: deque[_Job] = deque()
         self.running: dict[int, _Job] = {}
         self._fresh_jobs = 0  # queued at the front, in input order

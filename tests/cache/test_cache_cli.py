@@ -110,6 +110,23 @@ def test_editing_the_source_re_tests_and_the_new_verdict_is_right(tmp_path):
     assert after.returncode == 1
 
 
+def test_a_changed_memory_limit_re_runs_the_mutants_instead_of_replaying_them(tmp_path):
+    """Regression: memory_limit_mb was in no cache key, so a run under another limit replayed
+    the verdicts reached under the old one (a mutant over the limit is caught, so it counts)."""
+    root = project(tmp_path)
+    first = guardcheck(root)
+    assert first.returncode == 0, first.stdout + first.stderr
+    ran(root)
+    other = guardcheck(root, "--memory-limit-mb", "3072")
+    assert other.returncode == 0, other.stdout + other.stderr
+    assert RESETS in ran(root)  # the baseline and the mutants ran again
+    assert "cached" not in summary(other)
+    assert verdicts(other.stdout) == {"flat-cooldown": "caught", "ungated-reset": "caught"}
+    same = guardcheck(root, "--memory-limit-mb", "3072")  # that limit's verdicts are stored
+    assert ran(root) == []
+    assert "(cached)" in summary(same)
+
+
 def test_no_cache_neither_reads_nor_writes_the_cache(tmp_path):
     root = project(tmp_path)
     first = guardcheck(root, "--no-cache")
