@@ -260,9 +260,9 @@ class Saver:
     """A lab listener: writes each verdict's entries in a background thread as it comes.
 
     A sweep stores two entries per mutant: encoding and appending them here keeps the
-    disk off the lab's thread (written at the end, they took 0.3-0.5 s after a 4 s
-    run). `close` waits for the writes; `cache.save(..., saved=saver.saved)` then
-    writes the rest.
+    disk off the lab's thread (written at the end, they were a visible part of a short
+    sweep's wall time: bench/README.md). `close` waits for the writes;
+    `cache.save(..., saved=saver.saved)` then writes the rest.
     """
 
     def __init__(self, cache: ResultCache, restorer: Restorer) -> None:

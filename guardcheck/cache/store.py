@@ -14,7 +14,8 @@ writer still at work, or killed mid-line): a concurrent reader sees whole entrie
 Why packs: a fresh sweep stores two entries per mutant, and as one file each they were
 half of the files a run created; on a filesystem where creating a file is slow (this
 project's benchmark machine: ext4 without a journal, which scans the inodes deleted in
-the last minutes on every create) that was 0.3 s of a 4 s sweep.
+the last minutes on every create) that was a visible part of a short sweep
+(bench/README.md).
 
 Eviction: the store remembers every entry this run read or wrote (or, for an entry
 another one names, vouched for); after a complete run `evict_unused` writes those into

@@ -1,9 +1,9 @@
 """The baseline under coverage, split by test file over the workers (pure).
 
 The first baseline run is the fixed cost every run pays: every test under
-coverage.py with a context per test, three to five times slower than plain
-pytest. With several workers the host forks one child per part, each running
-whole test files in collection order, and merges their reports into the one
+coverage.py with a context per test, much slower than plain pytest
+(bench/README.md). With several workers the host forks one child per part, each
+running whole test files in collection order, and merges their reports into the one
 report a single child would have sent. A part sees what a mutant's child
 sees: a fork of the collected host running a subset of the tests.
 

@@ -4,16 +4,16 @@ The lab starts pytest with PYTHONDONTWRITEBYTECODE, so nothing is written to
 the user's tree or virtualenv, and what pytest imports as it starts (itself,
 its plugins, the standard library) loads from the installed .pyc files. With
 no cache at all, though, every fresh interpreter re-ran pytest's assertion
-rewriting over every test module: collecting target_app's tests took 1.5 s,
-0.6 s with a cache. So once our plugin is imported, which is before any
-conftest.py or test module, bytecode is read and written under the folder the
+rewriting over every test module, and collecting took far longer than with a
+cache (bench/README.md). So once our plugin is imported, which is before
+any conftest.py or test module, bytecode is read and written under the folder the
 lab names (the private copy drops the entries of files it refreshes).
 
 `sys.pycache_prefix` applies to every import, though, and with a fresh output
 folder it made Python compile from source whatever installed module came after
 our plugin (pytest's entry-point plugins, coverage in the baseline, the tests'
-own libraries) and write it into that folder: importing coverage took 0.25 s in
-each baseline worker instead of 0.04 s. So a finder placed just before the
+own libraries) and write it into that folder, so each baseline worker compiled
+coverage from source before its first test. So a finder placed just before the
 standard one hands modules of the Python installation and its site-packages a
 loader that reads their installed .pyc as if no prefix were set, and writes
 none. A mutated module never lands in the folder: the import hook

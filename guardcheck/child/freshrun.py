@@ -194,7 +194,7 @@ def _leave(session: pytest.Session) -> None:
 
     The lab waits for this process to exit, and what pytest would still do decides
     nothing: other plugins' summaries (Hypothesis' imports Hypothesis to print its
-    statistics, 0.5 s when no test used it), pytest's search for unraisable exceptions
+    statistics, even when no test used it), pytest's search for unraisable exceptions
     (repeated gc passes), the interpreter's teardown; together most of a fresh run of a
     few tests. Session-scoped fixtures are still torn down, as a forked child does.
     """

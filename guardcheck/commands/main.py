@@ -49,8 +49,8 @@ def cli() -> NoReturn:
     """The console script: `main`, then an exit without the interpreter's teardown.
 
     By the time a command exits, the lab has stopped its processes and the reports and
-    the cache are on disk; freeing every module and libcst tree one by one took 0.1-0.15 s
-    after a 4 s sweep. Exit handlers still run.
+    the cache are on disk; freeing every module and libcst tree one by one was a visible
+    part of a short sweep (bench/README.md). Exit handlers still run.
     """
     try:
         main()

@@ -1,7 +1,7 @@
 """A mutated module seen through the top-level statements its change touches.
 
-Parsing or compiling a 20,000-line module costs about 0.2 s; a mutant changes
-a few lines. The original is parsed once per content (`outline`); per mutant,
+Parsing or compiling a module costs in proportion to its size (bench/README.md);
+a mutant changes a few lines. The original is parsed once per content (`outline`); per mutant,
 `touched` finds the changed text (common prefix and suffix: C-speed string
 compares) and parses only the top-level statements enclosing it. Everything
 outside them is the same text, so the same AST and the same code, as long as

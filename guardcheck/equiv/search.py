@@ -9,10 +9,11 @@
 (b) boundary: products of each argument's boundary pool (constants from the
     code and their neighbours), all of them or a sample of a quarter of the budget;
 (c) hypothesis: the rest of the budget. Hypothesis' cost is per drawn value
-    (~0.8 ms per example of four ints, measured), so one example draws a small
+    (bench/README.md), so one example draws a small
     pool of values per argument plus a seed, and the loop tries a few hundred
     combinations of those pools (mixed with the boundary pool). That keeps
-    Hypothesis' choice of values (small, repeated, edge-heavy) at ~10 us a trial.
+    Hypothesis' choice of values (small, repeated, edge-heavy) at a fraction of
+    the cost of one example per trial.
 (d) crosshair: `--backend crosshair`, one symbolic example per Hypothesis example.
 
 Whatever a tier finds is then shrunk by `hypothesis.find` over

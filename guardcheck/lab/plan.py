@@ -259,7 +259,7 @@ def plan_mutant(
 @lru_cache(maxsize=1 << 16)
 def _not_selected(nodeid: str) -> Selection:
     # Most tests, for most mutants: one shared (frozen) row each instead of one per
-    # mutant, which was most of planning's 50 ms for 180 mutants x 216 tests.
+    # mutant (mutants x tests rows), which was most of planning's time.
     return Selection(nodeid, False, "does not execute the mutated lines")
 
 

@@ -4,9 +4,8 @@ Every child runs in a scratch working folder with its pytest basetemp beside it
 (child/workdirs.py), so the tests' `tmp_path` files, SQLite databases and their
 journals are created, synced and deleted there once per mutant. On a disk
 filesystem that is kernel work the tests never pay in a plain pytest run of
-the same size: measured on target_app's sweep (728 mutants, 2 cores, ext4
-without a journal), 40-48 s with the scratch under /tmp and 26-29 s under
-/dev/shm, half the system time gone (inode allocation, fdatasync, I/O wait).
+the same size: on target_app's sweep it made the run markedly slower under
+/tmp than under /dev/shm (inode allocation, fdatasync, I/O wait; bench/README.md).
 
 The order, first that applies:
 1. `GUARDCHECK_SCRATCH`: a folder the user chose (it must exist);

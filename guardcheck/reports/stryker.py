@@ -194,7 +194,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
 def write_json(report: RunReport, path: Path | str, *, gate: Gate | None = None) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Compact: indenting takes json's pure-Python encoder (4x slower on a sweep's report).
+    # Compact: indenting takes json's pure-Python encoder (much slower on a sweep's report).
     text = json.dumps(to_stryker(report, gate=gate), ensure_ascii=False, separators=(",", ":"))
     path.write_text(text + "\n", encoding="utf-8")
     return path

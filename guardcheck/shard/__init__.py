@@ -7,7 +7,7 @@ same tree, and adding or removing one mutant moves no other. The shards are disj
 and their union is the full selection.
 
 Without times, balance is by count, statistically: a hash does not know that one
-mutant runs a fresh interpreter for a second while another forks for 10 ms.
+mutant run in a fresh interpreter costs far more than one that forks.
 
 With times (`--shard-times REPORT.json`, a guardcheck JSON report of an earlier run
 that every shard is given, e.g. the last merged report of the main branch, shipped as
@@ -83,8 +83,8 @@ def shard_of(mutant: Mutant, count: int) -> int:
     return 1 + int(content_key(mutant), 16) % count
 
 
-# Start-up a mutant costs beside its tests (bench/README.md: a fork ~10 ms, a fresh
-# interpreter ~1 s), so that a report's zero-second tests still weigh something.
+# Start-up a mutant costs beside its tests, by path (as measured: bench/README.md), so
+# that a report's zero-second tests still weigh something.
 PATH_SECONDS = {ExecutionPath.FORK: 0.01, ExecutionPath.FRESH: 1.0}
 
 
