@@ -47,7 +47,7 @@ class Pair:
     old: Function
     new_module: str
     new_qualname: str
-    new: Function | None  # today's def, when it has one under that name
+    new: Function | None  # today's def (an alias's or re-export's target), when found
     how: str  # "changed", "alias or re-export", "moved (moves file)"
 
     @property
@@ -59,6 +59,8 @@ class Pair:
 class Module:
     functions: dict[str, Function] = field(default_factory=dict)
     bound: set[str] = field(default_factory=set)  # top-level names it binds
+    # `_old = new` and `from pkg.b import f as g`: name -> (module, name) it stands for
+    aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _decorator_names(node: _Def) -> tuple[str, ...]:
@@ -93,6 +95,22 @@ def _bound_names(statement: ast.stmt) -> Iterator[str]:
         yield statement.name
 
 
+def _aliases(statement: ast.stmt, module: str, package: str) -> Iterator[tuple[str, str, str]]:
+    """(name, module, name it stands for) for `a = b` and `from m import b as a`."""
+    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+        for target in statement.targets:
+            if isinstance(target, ast.Name):
+                yield target.id, module, statement.value.id
+    elif isinstance(statement, ast.ImportFrom) and statement.module is not None:
+        source = statement.module
+        if statement.level:
+            parts = package.split(".")
+            anchor = parts[: len(parts) - statement.level + 1] if package else []
+            source = ".".join([*anchor, source])
+        for alias in statement.names:
+            yield alias.asname or alias.name, source, alias.name
+
+
 def read_module(root: Path, file: Path) -> Module | None:
     try:
         tree = ast.parse(file.read_text(encoding="utf-8"))
@@ -100,8 +118,11 @@ def read_module(root: Path, file: Path) -> Module | None:
         return None
     found = Module()
     name, shown = module_name(root, file), display(root, file)
+    package = name if file.name == "__init__.py" else name.rpartition(".")[0]
     for statement in tree.body:
         found.bound.update(_bound_names(statement))
+        for alias, module, target in _aliases(statement, name, package):
+            found.aliases[alias] = (module, target)
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             function = _function(name, shown, statement, None)
             found.functions[function.qualname] = function
@@ -133,6 +154,20 @@ def _moved_to(old: Function, moves: Iterable[tuple[str, str]]) -> str | None:
     return None
 
 
+def _alias_target(today: dict[str, Module], module: str, name: str) -> Function | None:
+    """The def an alias or re-export stands for today (through a few hops), if it has one."""
+    for _ in range(5):
+        here = today.get(module)
+        if here is None:
+            return None
+        if name in here.functions:
+            return here.functions[name]
+        if name not in here.aliases:
+            return None
+        module, name = here.aliases[name]
+    return None
+
+
 def _split_target(dotted: str, today: dict[str, Module]) -> tuple[str, str] | None:
     """`pkg.mod.Class.func` to (`pkg.mod`, `Class.func`) by the longest module today."""
     parts = dotted.split(".")
@@ -161,7 +196,8 @@ def changed_pairs(
                 continue
             top = qualname.split(".", 1)[0]
             if now is not None and old.in_class is None and top in now.bound:
-                pairs.append(Pair(old, module_name_, qualname, None, "alias or re-export"))
+                target = _alias_target(today, module_name_, qualname)
+                pairs.append(Pair(old, module_name_, qualname, target, "alias or re-export"))
                 continue
             moved = _moved_to(old, moves)
             split = _split_target(moved, today) if moved else None

@@ -7,15 +7,14 @@ answer as one JSON line, so the parent can tell which function hangs. It runs
 the user's code (both revisions) on generated inputs, which is why it is a
 process of its own, started in a scratch folder.
 
-The comparison itself is `guardcheck.equiv.check.check`. This module is the
-adapter that lets it compare what a refactor changed: each side is wrapped in
-a plain function (a method is called on a fresh instance of its revision's
-class; a return value that is an instance of one of the project's classes is
-compared by its class name and attributes, since the two revisions' classes
-are different objects), registered in a module of its own, and named to
-`check` as `module:function`. Inputs come from the annotations (equiv's
-tiers), else from the literal arguments the tests pass to the function
-(`--strategy` of that module).
+The comparison itself is `guardcheck.equiv.functions.compare_callables`. This
+module is the adapter that lets it compare what a refactor changed: each side
+is wrapped in a plain function (a method is called on a fresh instance of its
+revision's class; a return value that is an instance of one of the project's
+classes is compared by its class name and attributes, since the two
+revisions' classes are different objects). Inputs come from the annotations
+(equiv's tiers, defaulted arguments also left out), and from the literal
+arguments the tests pass to the function (a strategy of keyword dicts).
 """
 
 from __future__ import annotations
@@ -28,28 +27,19 @@ import inspect
 import json
 import sys
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 
-from guardcheck.equiv.check import check
 from guardcheck.equiv.compare import type_name
+from guardcheck.equiv.functions import FunctionReport, compare_callables
 from guardcheck.equiv.request import EquivRequest
 from guardcheck.equiv.resolve import Target, resolve, search_paths
 from guardcheck.errors import GuardcheckError
 
-ADAPTERS = "__guardcheck_refactor_adapters__"
 _SIMPLE = (str, int, float, bytes, bool)
-
-
-def _adapters() -> types.ModuleType:
-    module = sys.modules.get(ADAPTERS)
-    if module is None:
-        module = sys.modules[ADAPTERS] = types.ModuleType(ADAPTERS)
-    return module
 
 
 class Plain:
@@ -223,73 +213,81 @@ def literal_strategy(
     return st.one_of(st.sampled_from(written), mixed)
 
 
-def _register(key: int, old: Callable[..., Any], new: Callable[..., Any]) -> tuple[str, str]:
-    module = _adapters()
-    setattr(module, f"old_{key}", old)
-    setattr(module, f"new_{key}", new)
-    return f"{ADAPTERS}:old_{key}", f"{ADAPTERS}:new_{key}"
+def ints_within(bound: int | None) -> Callable[..., bool] | None:
+    """An assumption that keeps every int argument within ±bound (after a call hung on a
+    huge one). Not equiv's `bound`, which turns ints into a finite domain sampled evenly,
+    without the boundary values of the code's constants."""
+    if bound is None:
+        return None
+
+    def small(**kwargs: Any) -> bool:
+        return all(abs(v) <= bound for v in kwargs.values() if isinstance(v, int))
+
+    return small
 
 
-def _disagreements(result: Any) -> dict[str, list[dict[str, Any]]]:
-    found = result.functions.result.disagreements
-    return {
-        "disagreements": [
-            {
-                "call": ", ".join(f"{k}={v!r}" for k, v in d.kwargs.items()),
-                "old": d.old.shown,
-                "new": d.new.shown,
-                "shrunk": d.shrunk,
-            }
-            for d in found
-        ]
-    }
+def _disagreements(report: FunctionReport) -> list[dict[str, Any]]:
+    return [
+        {
+            "call": ", ".join(f"{k}={v!r}" for k, v in d.kwargs.items()),
+            "omitted": list(d.omitted),
+            "old": d.old.shown,
+            "new": d.new.shown,
+            "shrunk": d.shrunk,
+        }
+        for d in report.result.disagreements
+    ]
 
 
 def compare(job: dict[str, Any], item: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
     """One function's answer: equal, differ (with the disagreements) or not compared (why)."""
     plain = Plain(frozenset(job["packages"]))
-    key = item["key"]
+    key, base_target = item["key"], f"{item['old']}@{job['base']}"
     try:
-        old = _side(f"{item['old']}@{job['base']}", item["old_qualname"], paths, plain, "base")
+        old = _side(base_target, item["old_qualname"], paths, plain, "base")
         new = _side(item["new"], item["new_qualname"], paths, plain, "today")
     except GuardcheckError as exc:
         return {"key": key, "status": "not compared", "why": str(exc).splitlines()[0]}
-    old_name, new_name = _register(key, old, new)
     request = EquivRequest(
         root=Path(job["root"]),
-        old=old_name,
-        new=new_name,
+        old=base_target,
+        new=item["new"],
         sources=tuple(job["sources"]),
         examples=job["examples"],
         seed=job.get("seed", 0),
-        bound=item.get("bound"),
     )
-    strategy = literal_strategy(old, item["calls"], item.get("bound"))
-    if strategy is not None:
-        setattr(_adapters(), f"inputs_{key}", lambda: strategy)
+    assume = ints_within(item.get("bound"))
+    literals = literal_strategy(old, item["calls"], item.get("bound"))
     budget = job["examples"]
     # One budget per function: when the tests' literals can be used too, the
     # annotations get three quarters of it and the literals what is left.
-    first = budget - budget // 4 if strategy is not None and budget > 1 else budget
-    attempts = [("inputs from the annotations", dataclasses.replace(request, examples=first))]
-    if strategy is not None:
-        literal = dataclasses.replace(request, strategy=f"{ADAPTERS}:inputs_{key}")
-        attempts.append(("inputs from the tests' literal arguments", literal))
+    first = budget - budget // 4 if literals is not None and budget > 1 else budget
+    attempts: list[tuple[str, int, st.SearchStrategy[dict[str, Any]] | None]] = [
+        ("inputs from the annotations", first, None)
+    ]
+    if literals is not None:
+        attempts.append(("inputs from the tests' literal arguments", budget, literals))
     inputs, how, why = 0, [], []
-    for label, attempt in attempts:
+    for label, examples, strategy in attempts:
+        attempt = dataclasses.replace(request, examples=max(1, examples - inputs))
         try:
-            result = check(dataclasses.replace(attempt, examples=max(1, attempt.examples - inputs)))
+            report = compare_callables(old, new, attempt, strategy=strategy, assume=assume)
         except GuardcheckError as exc:
             why.append(str(exc).splitlines()[0])
             continue
-        assert result.functions is not None
-        inputs += result.functions.result.total
+        inputs += report.result.total
         how.append(label)
-        if not result.equal:
-            found = _disagreements(result)
-            return {"key": key, "inputs": inputs, "how": label, "status": "differ", **found}
+        if report.result.disagreements:
+            found = _disagreements(report)
+            return {
+                "key": key,
+                "inputs": inputs,
+                "how": label,
+                "status": "differ",
+                "disagreements": found,
+            }
     if not how:
-        if strategy is None:
+        if literals is None:
             why.append(f"no test calls {item['name']} with literal arguments")
         return {"key": key, "status": "not compared", "why": "; ".join(why)}
     if item.get("bound") is not None:

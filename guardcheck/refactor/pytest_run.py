@@ -93,7 +93,9 @@ def _finish(
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GuardcheckError(
-            f"the base tests did not finish within {timeout:.0f} s in {request.root}"
+            f"the base tests did not finish within {timeout:.0f} s in {request.root}\n"
+            "  fix: find the test that hangs with `python -m pytest` at the base, or run the "
+            "other checks with --only"
         ) from None
     tail = "\n".join(output.strip().splitlines()[-15:])
     run = SuiteRun(process.returncode, output_tail=tail)

@@ -16,7 +16,8 @@ import os
 import selectors
 import subprocess
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,11 @@ from guardcheck.refactor.trees import Trees
 KEY = "equiv"
 TITLE = "Differential check of changed functions"
 DEFAULT_EXAMPLES = 2000
-STARTUP_SECONDS = 120.0  # the worker's imports and the first function's modules
-SILENCE_SECONDS = 10.0  # no call returned for this long: the function hangs on some input
+# The worker hangs when it said nothing while using this much CPU (a call stuck in C, a
+# loop), or for this long at all (a call that waits). CPU, not wall time: on a loaded
+# machine a healthy worker can go quiet for many seconds.
+SILENCE_CPU_SECONDS = 10.0
+SILENCE_WALL_SECONDS = 300.0
 INT_BOUND = 10_000  # ints of a function's second try, after a call hung
 
 
@@ -106,34 +110,63 @@ def _worker(job: dict[str, Any], cwd: Path) -> subprocess.Popen[str]:
     return process
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a live process has used (Linux /proc); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class _Silence:
+    cpu: float  # CPU seconds the worker may use without a word
+    wall: float
+    since_cpu: float = 0.0
+    since_wall: float = field(default_factory=time.monotonic)
+
+    def heard(self, pid: int) -> None:
+        self.since_cpu, self.since_wall = cpu_seconds(pid), time.monotonic()
+
+    def too_long(self, pid: int) -> bool:
+        return (
+            cpu_seconds(pid) - self.since_cpu >= self.cpu
+            or time.monotonic() - self.since_wall >= self.wall
+        )
+
+
 def _read_answers(
     process: subprocess.Popen[str], silence: float
 ) -> tuple[dict[int, dict[str, Any]], int | None]:
     """Every answer the worker gave, and the key it was working on when it went quiet."""
     answers: dict[int, dict[str, Any]] = {}
     current: int | None = None
-    heard = False
+    quiet = _Silence(silence, SILENCE_WALL_SECONDS)
     assert process.stdout is not None
+    fd, pending = process.stdout.fileno(), b""
     with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
+        selector.register(fd, selectors.EVENT_READ)
         while True:
-            if not selector.select(silence if heard else STARTUP_SECONDS):
-                process.kill()
-                process.wait()
-                return answers, current
-            line = process.stdout.readline()
-            if not line:
-                process.wait()
-                return answers, current
-            heard = True
-            message = json.loads(line)
-            if "alive" in message:
+            if not selector.select(1.0):
+                if quiet.too_long(process.pid):
+                    process.kill()
+                    process.wait()
+                    return answers, current
                 continue
-            if "start" in message:
-                current = message["start"]
-            else:
-                answers[message["key"]] = message
-                current = None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                process.wait()
+                return answers, current
+            quiet.heard(process.pid)
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                message = json.loads(line)
+                if "start" in message:
+                    current = message["start"]
+                elif "key" in message:
+                    answers[message["key"]] = message
+                    current = None
 
 
 def run_worker(job: dict[str, Any], cwd: Path, silence: float) -> dict[int, dict[str, Any]]:
@@ -153,7 +186,7 @@ def run_worker(job: dict[str, Any], cwd: Path, silence: float) -> dict[int, dict
                 answers[stuck] = {
                     "key": stuck,
                     "status": "not compared",
-                    "why": f"a call did not return within {silence:.0f} s, even with ints "
+                    "why": f"a call did not return within {silence:.0f} CPU s, even with ints "
                     f"within ±{INT_BOUND:,} (it may loop on some generated input)",
                 }
         elif rest:
@@ -166,13 +199,20 @@ def run_worker(job: dict[str, Any], cwd: Path, silence: float) -> dict[int, dict
     return answers
 
 
+def _call(name: str, found: dict[str, Any]) -> str:
+    """`f(x=1)`, or "called without `sep`: f(x=1)" when a defaulted argument was left out."""
+    call = f"{name}({found['call']})"
+    omitted = found.get("omitted") or []
+    return f"called without {', '.join(f'`{n}`' for n in omitted)}: {call}" if omitted else call
+
+
 def _finding(pair: Pair, answer: dict[str, Any]) -> Finding:
     first, *_ = answer["disagreements"]
     name = pair.old.qualname
     details = []
     for found in answer["disagreements"]:
         details += [
-            f"{name}({found['call']})",
+            _call(name, found),
             f"  base  {found['old']}",
             f"  today {found['new']}",
         ]
@@ -181,10 +221,10 @@ def _finding(pair: Pair, answer: dict[str, Any]) -> Finding:
     moved = "" if pair.new_target == pair.old.target else f" (now {pair.new_target})"
     return Finding(
         f"{pair.old.target}{moved} behaves differently from the base: "
-        f"{name}({first['call']}) {first['old']} at the base, {first['new']} today",
+        f"{_call(name, first)} {first['old']} at the base, {first['new']} today",
         path=path,
         line=line,
-        enclosing=pair.new_qualname,
+        enclosing=new.qualname if new is not None else pair.new_qualname,
         details=tuple(details),
     )
 
@@ -201,7 +241,7 @@ def check_differential(trees: Trees) -> CheckResult:
     cwd = trees.scratch / "equiv"
     cwd.mkdir(parents=True, exist_ok=True)
     answers = (
-        run_worker(_job(trees, planned.pairs, examples), cwd, SILENCE_SECONDS)
+        run_worker(_job(trees, planned.pairs, examples), cwd, SILENCE_CPU_SECONDS)
         if planned.pairs
         else {}
     )

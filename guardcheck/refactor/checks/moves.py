@@ -69,6 +69,12 @@ def _equivalence(trees: Trees, move: Move, shown: str) -> Finding | str:
         raise GuardcheckError(
             f"{shown}:{move.line}: {move.old}: view {move.view} cannot be "
             f"compared with {move.reference}: {exc}"
+            + (
+                ""
+                if "fix:" in str(exc)
+                else "\n  fix: make `view` and `reference` name "
+                "zero-argument factories importable from the project root"
+            )
         ) from None
     text = result.text().splitlines()
     if result.equal:

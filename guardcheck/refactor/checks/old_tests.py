@@ -27,6 +27,13 @@ def _broken(run: SuiteRun, where: str) -> str | None:
     return f"pytest exited {run.exit_code} on {where} without test results:\n{run.output_tail}"
 
 
+def _beyond(message: str, explanation: tuple[str, ...]) -> tuple[str, ...]:
+    """pytest's explanation without the line the finding's message already shows."""
+    if explanation and message.endswith(explanation[0].strip()):
+        return explanation[1:]
+    return explanation
+
+
 def _accepted(accept: Accept, nodeid: str) -> bool:
     return nodeid == accept.test or nodeid.split("[", 1)[0] == accept.test
 
@@ -96,7 +103,7 @@ def check_old_tests(trees: Trees, accepts: Sequence[Accept] = ()) -> CheckResult
             f"{case.message or 'failed'}",
             path=case.file,
             line=case.line,
-            details=case.explanation,
+            details=_beyond(case.message, case.explanation),
         )
         for case in blamed
     ]
