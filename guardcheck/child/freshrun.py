@@ -21,6 +21,7 @@ import pytest
 from guardcheck import messages
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
+from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.importhook import ServedModules
@@ -54,10 +55,12 @@ keep_bytecode()
 _spec = _load()
 _served: ServedModules | None = None
 _follower: Follower | None = None
+_reads: DiskReads | None = None
 if _spec is not None:
     _served = ServedModules({os.path.realpath(f.filename): f.mutated for f in _spec.files})
     _served.install()
     _follower = _follow(_spec, _served)
+    _reads = DiskReads(f.filename for f in _spec.files)  # collection's reads included
 
 
 STOP = "guardcheck: first failure"  # session.shouldstop once the run has its kill
@@ -135,6 +138,8 @@ class FreshRun:
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.follower.test_starting(nodeid)
+        if _reads is not None:
+            _reads.current = nodeid
         messages.send(self.out, messages.TestStarted(nodeid))
 
     @pytest.hookimpl(tryfirst=True)
@@ -149,7 +154,7 @@ class FreshRun:
             evidence=[*self.served.executed, *self.follower.evidence()],
             collect_errors=self.collect_errors,
             log="\n".join(log),
-            unfollowed=self.follower.unfollowed(),
+            unfollowed={**self.follower.unfollowed(), **(_reads.found if _reads else {})},
         )
         messages.send(self.out, report)
         _leave(session)

@@ -43,6 +43,7 @@ from guardcheck.child import baselineparts, workdirs
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.importwatch import ImportWatch
@@ -428,6 +429,7 @@ class Host:
             items = [self.items[n] for n in message.tests if n in self.items]
             stop_at_first_failure(items)  # a kill needs a failure, not the minimal example
             see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in message.files})
+            reads = DiskReads(f.filename for f in message.files)
             follower = self._mutant_follower(message)
             timing["ready"] = time.perf_counter()
             bail = not message.matrix
@@ -438,6 +440,7 @@ class Host:
             def before(item: pytest.Item) -> None:
                 announce(item)
                 follower.test_starting(item.nodeid)
+                reads.current = item.nodeid
 
             def after(result: TestResult) -> None:
                 # Each result as it comes: a timeout later on must not discard a kill.
@@ -466,7 +469,7 @@ class Host:
                 ],
                 log=self._log(notes),
                 timing=timing,
-                unfollowed=follower.unfollowed(),
+                unfollowed={**follower.unfollowed(), **reads.found},
             )
             messages.send(out, report)
 

@@ -16,6 +16,7 @@ they would with the mutant written into the file.
 from __future__ import annotations
 
 import importlib.abc
+import io
 import linecache
 import os
 import sys
@@ -44,7 +45,7 @@ class ServedLoader(SourceFileLoader):
 
     def get_data(self, path: str) -> bytes:
         if os.path.realpath(path) == self._real and isinstance(self._served, str):
-            return _encoded(self._served, self._real)
+            return _encoded(self._served)
         return super().get_data(path)  # package data, other files: the real ones
 
     def get_code(self, fullname: str) -> types.CodeType:
@@ -74,15 +75,19 @@ class ServedLoader(SourceFileLoader):
         super().exec_module(module)
 
 
-def _encoded(text: str, real: str) -> bytes:
-    """The mutated text in the file's own encoding (its coding cookie, else UTF-8)."""
-    try:
-        with open(real, "rb") as handle:
-            encoding, _ = tokenize.detect_encoding(handle.readline)
-    except (OSError, SyntaxError):
-        encoding = "utf-8"
-    if encoding == "utf-8-sig":
+def _encoded(text: str) -> bytes:
+    """The mutated text in its own declared encoding (its coding cookie, else UTF-8).
+
+    Read from the text, not the file: opening the file would count as a test
+    reading the original from disk (child/diskreads.py).
+    """
+    if text.startswith("\ufeff"):
         return text.removeprefix("\ufeff").encode("utf-8-sig")
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("ascii", errors="replace")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+    except SyntaxError:
+        encoding = "utf-8"
     return text.encode(encoding)
 
 

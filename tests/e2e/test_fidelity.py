@@ -342,3 +342,30 @@ def test_project_modules_imported_around_the_copy_stop_the_run(tmp_path, lazy):
     assert done.returncode == 3, done.stdout + done.stderr
     assert "imported project modules from your working tree" in done.stderr
     assert f"pkg.core ({(root / 'src' / 'pkg' / 'core.py').resolve()})" in done.stderr
+
+
+READS_SOURCE = {
+    **GIT_CLEAN,
+    "tests/test_core.py": (
+        "from pathlib import Path\n\nimport app.core\n\n\n"
+        "def test_double_is_defined():\n"
+        "    assert 'def double' in Path(app.core.__file__).read_text()\n"
+        "    assert app.core.double(2) == 4  # x + 2 too\n"
+    ),
+}
+
+
+def test_a_pass_of_a_test_that_read_the_mutated_file_from_disk_is_an_error(tmp_path):
+    """The mutant is in memory; a test that opens the source file reads the original,
+    where by hand it would read the mutant. Its pass proves nothing about the mutant:
+    `error`, naming the test and the file, never `survived`."""
+    root = commit(write_files(tmp_path / "project", READS_SOURCE))
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["add"]["guardcheck"]
+    assert verdict["verdict"] == "error", verdict["reason"]
+    core = (root / ".guardcheck" / "tree" / "app" / "core.py").resolve()
+    assert verdict["reason"] == (
+        f"the tests passed, but tests/test_core.py::test_double_is_defined read {core} from "
+        "disk, which holds the original (guardcheck keeps the mutant in memory): the mutant "
+        "may have run unmutated there, so a pass proves nothing"
+    )
