@@ -9,7 +9,7 @@ from typing import NoReturn
 
 import click
 
-from guardcheck import __version__
+from guardcheck.api import __version__
 from guardcheck.commands.catalogue import COMMANDS as CATALOGUE_COMMANDS
 from guardcheck.commands.equiv import equiv_command
 from guardcheck.commands.group import GuardcheckGroup, global_options

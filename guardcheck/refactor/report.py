@@ -109,3 +109,12 @@ def write(path: Path, text: str) -> Path:
 
 def json_text(report: RefactorReport) -> str:
     return json.dumps(as_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+# The forms `api.refactor_report` renders, by name.
+FORMS = {
+    "text": to_text,
+    "markdown": to_markdown,
+    "json": json_text,
+    "annotations": lambda report: "\n".join(annotations(report)),
+}

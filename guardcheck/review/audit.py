@@ -14,9 +14,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from guardcheck import api
 from guardcheck.errors import GuardcheckError
+from guardcheck.lint import lint_paths
 from guardcheck.messages import AUDIT_OUT_ENV, AUDIT_ROOTS_ENV
+from guardcheck.pipeline.project import read_source
 from guardcheck.review.diff import Function, functions_of
 from guardcheck.review.pytest_run import run_pytest
 from guardcheck.review.scope import is_test_function
@@ -65,14 +66,14 @@ def lint_flags(root: Path, test_files: Sequence[str]) -> dict[str, str]:
     existing = [root / f for f in test_files if (root / f).is_file()]
     if not existing:
         return {}
-    report = api.lint_tests(existing, root)
+    report = lint_paths(existing, root)
     functions: dict[str, list[Function]] = {}
     flagged: dict[str, str] = {}
     for finding in report.findings:
         if finding.rule != "source-reading":
             continue
         if finding.path not in functions:
-            text = api.read_source(root, finding.path)
+            text = read_source(root, finding.path)
             functions[finding.path] = [
                 f for f in functions_of(finding.path, text) if is_test_function(f)
             ]

@@ -1,6 +1,6 @@
 """What changed since the base: files, lines (in today's files) and the functions around them.
 
-Lines come from `git diff` through the API (the sweep's `changed_lines_since`);
+Lines come from `git diff` through the pipeline (the sweep's `changed_lines_since`);
 functions from libcst positions, so a function counts as changed when any line of
 it (decorators and signature included) changed.
 """
@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from guardcheck import api
+from guardcheck.pipeline.project import read_source
 
 # pytest's default `python_files` (conftest.py is test code too, but holds no tests).
 TEST_FILE_GLOBS = ("test_*.py", "*_test.py")
@@ -69,7 +69,7 @@ def build_change(root: Path, lines: dict[str, set[int]]) -> Change:
     kept = {p: set(v) for p, v in lines.items() if p.endswith(".py") and (root / p).is_file()}
     change = Change(kept)
     for path in kept:
-        change.functions[path] = functions_of(path, api.read_source(root, path))
+        change.functions[path] = functions_of(path, read_source(root, path))
     return change
 
 

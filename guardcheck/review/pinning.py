@@ -17,8 +17,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from guardcheck import api
 from guardcheck.gitbase import Base, base_worktrees
+from guardcheck.pipeline.project import import_roots_first
 from guardcheck.review.pytest_run import run_pytest
 from guardcheck.review.scope import names
 
@@ -47,7 +47,7 @@ def passing_on_base(
         # cannot collect (a new file importing a new name), and a file that cannot import
         # on the base must not stop the others running.
         files = sorted({test.split("::")[0] for test in tests})
-        env = api.import_roots_first([tree / s for s in source], os.environ)
+        env = import_roots_first([tree / s for s in source], os.environ)
         _, outcomes, _ = run_pytest(
             tree, files, timeout=timeout, env=env, extra=["--continue-on-collection-errors"]
         )

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from guardcheck import api
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.gitbase import Base, resolve_base
 from guardcheck.model import Mutant, MutantResult
 from guardcheck.options import RunOptions
+from guardcheck.pipeline.catalogue import check, list_entries, show
+from guardcheck.pipeline.project import read_source
+from guardcheck.pipeline.run import run as run_mutants
+from guardcheck.pipeline.sweep import changed_lines_since, operator_mutants
 from guardcheck.review import audit, matrix, pinning, scope
 from guardcheck.review.diff import Change, Function, build_change, functions_of
 from guardcheck.review.findings import (
@@ -26,14 +29,14 @@ def review(request: ReviewRequest) -> ReviewReport:
     options = request.options
     root = options.root
     base = resolve_base(root, request.base, command="review")
-    change = build_change(root, api.changed_lines_since(root, base.sha, []))
+    change = build_change(root, changed_lines_since(root, base.sha, []))
     report = ReviewReport(base.label, base.sha, request.fail_on)
     report.changed_files = sorted(change.lines)
 
     catalogue, stale = _catalogue(options, change)
     report.stale = stale
     sources = _source_files(options, change)
-    operator = api.operator_mutants(options, sources, {p: change.lines[p] for p in sources})
+    operator = operator_mutants(options, sources, {p: change.lines[p] for p in sources})
     if request.max_mutants is not None and len(operator) > request.max_mutants:
         report.sample = Sample(len(operator), request.max_mutants, request.sample_seed)
         operator = scope.sample(operator, request.max_mutants, request.sample_seed)
@@ -70,7 +73,7 @@ def review(request: ReviewRequest) -> ReviewReport:
 
 def _matrix(options: RunOptions, mutants: list[Mutant]) -> list[MutantResult]:
     """Every mutant's results; a run that did not finish is no basis for findings."""
-    run = api.run(options, mutants=mutants)
+    run = run_mutants(options, mutants=mutants)
     if run.interrupted:
         raise KeyboardInterrupt
     if run.incomplete:
@@ -86,10 +89,10 @@ def _catalogue(options: RunOptions, change: Change) -> tuple[list[Mutant], list[
     if not any(options.resolve(p).exists() for p in options.catalogue):
         return [], []
     try:
-        return api.check(options), []
+        return check(options), []
     except CatalogueInvalid as exc:
         problems = exc.problems
-    listing = api.list_entries(options)
+    listing = list_entries(options)
     target = {row.id: row.file for row in listing.rows}
     broken = {p.entry_id for p in problems if p.entry_id}
     stale = [
@@ -104,7 +107,7 @@ def _catalogue(options: RunOptions, change: Change) -> tuple[list[Mutant], list[
         if p.entry_id and target.get(p.entry_id) in change.lines
     ]
     good = [row.id for row in listing.rows if row.id not in broken and not row.problems]
-    return (api.show(options, good) if good else []), stale
+    return (show(options, good) if good else []), stale
 
 
 def _source_files(options: RunOptions, change: Change) -> list[str]:
@@ -134,7 +137,7 @@ def _place(nodeid: str, root: Path) -> tuple[str, int]:
     function = nodeid.split("[")[0]
     file = root / path
     if file.is_file():
-        for f in functions_of(path, api.read_source(root, path)):
+        for f in functions_of(path, read_source(root, path)):
             if f.nodeid() == function:
                 return path, f.start
     return path, 1

@@ -1,7 +1,7 @@
 """Check 4: the named mutations across the change.
 
 The catalogue at the base runs against the code at the base (in its
-worktree), today's against today's code, both through `api.run` with their
+worktree), today's against today's code, both through `pipeline.run` with their
 output in a scratch folder. An entry caught at the base and not caught now
 is a regression in test strength. An entry that applied at the base and is
 stale (or otherwise invalid) now is reported with the catalogue's own
@@ -12,14 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from guardcheck import api
 from guardcheck.errors import CatalogueInvalid, GuardcheckError, Problem
 from guardcheck.exitcodes import ExitCode
 from guardcheck.model import MutantResult, RunReport, Status
 from guardcheck.options import RunOptions
+from guardcheck.pipeline.catalogue import check, list_entries, show
+from guardcheck.pipeline.run import run
 from guardcheck.refactor.findings import CheckResult, Finding, Outcome
 from guardcheck.refactor.trees import Trees
+
+if TYPE_CHECKING:
+    from guardcheck.catalogue.listing import Row
 
 KEY = "mutations"
 TITLE = "Named mutations across the change"
@@ -29,7 +34,7 @@ TITLE = "Named mutations across the change"
 class Side:
     """One revision's catalogue: what it declares, what is invalid, and what the run said."""
 
-    rows: dict[str, api.Row] = field(default_factory=dict)
+    rows: dict[str, Row] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     results: dict[str, MutantResult] = field(default_factory=dict)
     error: str | None = None  # the run could not happen (red baseline, broken catalogue)
@@ -57,9 +62,9 @@ def _run_side(options: RunOptions) -> Side:
         side.empty = True
         return side
     try:
-        side.rows = {row.id: row for row in api.list_entries(options).rows}
+        side.rows = {row.id: row for row in list_entries(options).rows}
         try:
-            api.check(options)
+            check(options)
         except CatalogueInvalid as exc:
             side.problems = list(exc.problems)
         invalid = {p.entry_id for p in side.problems}
@@ -73,7 +78,7 @@ def _run_side(options: RunOptions) -> Side:
             return side
         valid = [entry_id for entry_id in side.rows if entry_id not in invalid]
         if valid:
-            report: RunReport = api.run(options, mutants=api.show(options, valid))
+            report: RunReport = run(options, mutants=show(options, valid))
             side.results = {r.mutant.id: r for r in report.results}
             if report.incomplete or report.interrupted:
                 side.error = f"the run did not finish: {report.incomplete or 'interrupted'}"
@@ -92,7 +97,7 @@ def _red_test(line: str) -> str:
     return line.strip().split(" (", 1)[0]
 
 
-def _declaration(options: RunOptions, row: api.Row) -> list[str] | None:
+def _declaration(options: RunOptions, row: Row) -> list[str] | None:
     """The entry's lines in its catalogue file: its `[[mutation]]` header to the next table."""
     try:
         lines = options.resolve(Path(row.catalogue)).read_text(encoding="utf-8").splitlines()
@@ -105,14 +110,14 @@ def _declaration(options: RunOptions, row: api.Row) -> list[str] | None:
     return [line.rstrip() for line in body[:end] if line.strip()]
 
 
-def _updated(trees: Trees, then: api.Row | None, now: api.Row | None) -> bool:
+def _updated(trees: Trees, then: Row | None, now: Row | None) -> bool:
     if then is None or now is None:
         return True
     before = _declaration(trees.then, then)
     return before is None or before != _declaration(trees.today, now)
 
 
-def _where(row: api.Row | None) -> tuple[str | None, int | None]:
+def _where(row: Row | None) -> tuple[str | None, int | None]:
     return (row.catalogue, row.catalogue_line) if row is not None else (None, None)
 
 
@@ -143,9 +148,7 @@ def _problem_finding(
     )
 
 
-def _regression(
-    entry_id: str, before: MutantResult, now: MutantResult, row: api.Row | None
-) -> Finding:
+def _regression(entry_id: str, before: MutantResult, now: MutantResult, row: Row | None) -> Finding:
     path, line = _where(row)
     caught_by = ", ".join(before.killers) or "its tests"
     if now.status is Status.WEAKENED:

@@ -9,7 +9,7 @@ type-inferred, so a same-named attribute of another class counts too).
 Comments and strings are not references. A reference is allowed inside an
 `allowed_in` file or folder, or inside an `allowed_in` qualified name (the
 enclosing function or class, or `Class.attr` for a class attribute's own
-definition). With `view`, `api.equiv` compares the view with `reference` in
+definition). With `view`, `guardcheck.equiv` compares the view with `reference` in
 stateful mode.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from guardcheck import api
+from guardcheck.equiv.request import EquivRequest
 from guardcheck.errors import GuardcheckError
 from guardcheck.refactor.findings import CheckResult, Finding, Outcome
 from guardcheck.refactor.layout import display, python_files, source_paths, test_paths
@@ -53,7 +53,7 @@ def allowed(ref: Reference, move: Move) -> bool:
 def _equivalence(trees: Trees, move: Move, shown: str) -> Finding | str:
     """A finding when the view diverges from its reference, else a note of the evidence."""
     assert move.view is not None
-    request = api.EquivRequest(
+    request = EquivRequest(
         root=trees.today.root,
         old=move.reference,
         new=move.view,
@@ -63,8 +63,11 @@ def _equivalence(trees: Trees, move: Move, shown: str) -> Finding | str:
         methods=move.methods,
         examples=move.examples,
     )
+    # Hypothesis loads only for a move that has a view to compare.
+    from guardcheck.equiv.check import check
+
     try:
-        result = api.equiv(request)
+        result = check(request)
     except GuardcheckError as exc:
         raise GuardcheckError(
             f"{shown}:{move.line}: {move.old}: view {move.view} cannot be "
