@@ -5,7 +5,9 @@ a call of `pytest.raises`/`warns`/`fail`/`deprecated_call`; a call named
 `assert*` (`self.assertEqual`, `mock.assert_called_once_with`,
 `assert_frame_equal`); a `self.fail*` call (unittest's `fail`, `failUnless`,
 ...); or any `raise` in the function's own body, outside nested functions: a
-test or helper that raises on a condition is checking something. A nested
+test or helper that raises on a condition is checking something. Running code
+loaded at run time (`importlib.import_module`, `exec`, `runpy`) counts too: it
+may assert, and it cannot be read here. A nested
 function's plain `raise` is usually a stub handed to the code under test
 (`def always_fails(...): raise ValueError`), so only its assertions count.
 """
@@ -22,11 +24,27 @@ ASSERTING_CALLS = frozenset(
     {"pytest.raises", "pytest.warns", "pytest.fail", "pytest.deprecated_call"}
 )
 ASSERTION_ERRORS = frozenset({"builtins.AssertionError"})
+# Code loaded at run time: lint-tests cannot read it, and it may well assert
+# (pyparsing's tests run each example's main(), which asserts its own results).
+RUNS_UNSEEN_CODE = frozenset(
+    {
+        "importlib.import_module",
+        "builtins.__import__",
+        "builtins.exec",
+        "builtins.eval",
+        "runpy.run_path",
+        "runpy.run_module",
+    }
+)
 
 
 @dataclass
 class Evidence:
-    """A direct assertion, or else the callees to resolve and look into."""
+    """A direct assertion, or else the callees to resolve and look into.
+
+    `asserts` is also set by code loaded at run time, which may assert unseen:
+    the rule stays silent rather than guess.
+    """
 
     asserts: bool = False
     calls: list[cst.BaseExpression] = field(default_factory=list)
@@ -88,7 +106,7 @@ class _EvidenceVisitor(cst.CSTVisitor):
         if (
             is_named_assert(callee)
             or _is_self_fail(callee)
-            or self.file.refers_to(callee, ASSERTING_CALLS)
+            or self.file.refers_to(callee, ASSERTING_CALLS | RUNS_UNSEEN_CODE)
         ):
             self.evidence.asserts = True
         else:
