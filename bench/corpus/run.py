@@ -3,7 +3,8 @@
     .venv/bin/python bench/corpus/run.py [--only LIB,..] [--sample N] [--quick] [--force]
 
 For each library of bench/corpus/libraries.toml (pinned PyPI sdists, fetched at run time,
-never committed), under bench/work/corpus/<name>/:
+never committed), under $TMPDIR/guardcheck-corpus/<name>/
+(--work; not inside this repository, whose pytest settings pytest would find):
 
 1. setup: the sdist extracted into `project/` (its own git repository, `[tool.guardcheck]`
    added as a user would), a venv `venv/` with the CI's install line, its test
@@ -29,6 +30,7 @@ unless --force (or --redo STEP,...). See bench/results/corpus.md for what is mea
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import json
 import os
@@ -39,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import tomllib
 from collections import Counter
@@ -53,7 +56,11 @@ sys.path.insert(0, str(BENCH))
 import run_bench as rb  # noqa: E402  timed runs under rss_launcher, mutmut's meta files
 import sweep_bench as sb  # noqa: E402  verdict classes, mutant fingerprints and pairing
 
-WORK = rb.WORK / "corpus"
+# Not under bench/work/ as other benches: pytest looks for its configuration upwards from
+# the project, and a library without a pytest section of its own (cachetools, tabulate,
+# iso8601) would then run under this repository's pyproject.toml (its pythonpath, addopts).
+# A list so that main() can set it (--work).
+WORKS = [Path(tempfile.gettempdir()) / "guardcheck-corpus"]
 LIBRARIES = Path(__file__).resolve().parent / "libraries.toml"
 RESULTS = BENCH / "results" / "corpus.md"
 NOTES = Path(__file__).resolve().parent / "notes.md"
@@ -87,6 +94,10 @@ class Library:
     tests: tuple[str, ...]
     mutate: tuple[str, ...]
     patch: dict[str, str] = field(default_factory=dict)
+    # Top-level functions/classes of `mutate` the sweep keeps (the rest go to `exclude`):
+    # a big module cut to a size a 2-core run finishes in minutes. mutmut cannot be cut
+    # the same way, so such a library has no mutmut side.
+    sweep_only: tuple[str, ...] = ()
 
     @property
     def version(self) -> str:
@@ -94,7 +105,7 @@ class Library:
 
     @property
     def home(self) -> Path:
-        return WORK / self.name
+        return WORKS[0] / self.name
 
     @property
     def project(self) -> Path:
@@ -189,8 +200,8 @@ def load(path: Path) -> Any:
 
 
 def fetch(lib: Library) -> Path:
-    """The sdist extracted once under WORK/sdist/ (shared by variants of a library)."""
-    dest = WORK / "sdist"
+    """The sdist extracted once under the work folder's sdist/ (shared by variants of a library)."""
+    dest = WORKS[0] / "sdist"
     dist, ver = lib.sdist.split("==")
     tree = dest / f"{dist}-{ver}"
     if tree.is_dir():
@@ -213,7 +224,19 @@ def fetch(lib: Library) -> Path:
     return tree
 
 
-def guardcheck_config(lib: Library) -> str:
+def excluded(lib: Library, tree: Path) -> list[str]:
+    """`exclude` globs for every top-level def/class of `mutate` not in `sweep_only`."""
+    out = []
+    for rel in lib.mutate:
+        module = sb._module_of(rel).rstrip(".")
+        for node in ast.parse((tree / rel).read_text("utf-8")).body:
+            named = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            if named and node.name not in lib.sweep_only:
+                out.append(f"{module}.{node.name}")
+    return out
+
+
+def guardcheck_config(lib: Library, tree: Path) -> str:
     t = rb._toml_value
     return "\n".join(
         [
@@ -223,6 +246,7 @@ def guardcheck_config(lib: Library) -> str:
             f"source = {t(list(lib.source))}",
             f"tests = {t(list(lib.tests))}",
             f"pytest_args = {t(list(lib.pytest_args))}",
+            *([f"exclude = {t(excluded(lib, tree))}"] if lib.sweep_only else []),
             # mutmut mutates "arid" code too; the same mutant set needs every rule off.
             f"mutate_arid = {t(sb.ALL_ARID)}",
             "",
@@ -268,7 +292,7 @@ def setup(lib: Library) -> dict[str, Any]:
             raise SystemExit(f"{lib.name}: patch text not found in {target}")
         target.write_text(text.replace(lib.patch["find"], lib.patch["replace"], 1))
     with (lib.project / "pyproject.toml").open("a") as f:
-        f.write(guardcheck_config(lib))
+        f.write(guardcheck_config(lib, lib.project))
     git(lib.project, "init", "-q")
     (lib.project / ".git" / "info" / "exclude").write_text("\n".join(EXCLUDE) + "\n")
     commit_all(lib.project, f"{lib.sdist} as released, plus [tool.guardcheck]")
@@ -762,7 +786,7 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
     rows = [summarise(lib) for lib in libs if lib.state("setup").exists()]
     commits = sorted({str(r["guardcheck_commit"]) for r in rows})
     now = time.gmtime()
-    save(WORK / "corpus.json", rows)
+    save(WORKS[0] / "corpus.json", rows)
     text = [
         "# Real-project corpus: guardcheck vs the mutant applied by hand",
         "",
@@ -816,6 +840,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--redo", default="", help=f"comma list of steps to redo: {','.join(STEPS)}")
     p.add_argument("--skip", default="", help="comma list of steps not to run")
     p.add_argument("--timeout", type=float, default=3600.0, help="per sweep / mutmut run")
+    p.add_argument("--work", type=Path, default=WORKS[0], help=f"work folder ({WORKS[0]})")
     args = p.parse_args(argv)
     if args.quick:
         args.sample, args.survivors = min(args.sample, 10), min(args.survivors, 10)
@@ -825,6 +850,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    WORKS[0] = args.work.resolve()
     libs = load_libraries()
     if args.only:
         wanted = set(args.only.split(","))
@@ -871,6 +897,8 @@ def run_step(step: str, lib: Library, args: argparse.Namespace) -> dict[str, Any
     if step == "sweep":
         return sweep(lib, args.jobs, args.timeout)
     if step == "mutmut":
+        if lib.sweep_only:
+            return {"skipped": "sweep_only: mutmut cannot mutate the same subset"}
         return mutmut(lib, args.jobs, args.timeout)
     return oracle(lib, args)
 
