@@ -20,6 +20,7 @@ arguments the tests pass to the function (a strategy of keyword dicts).
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import enum
 import functools
@@ -33,17 +34,23 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from guardcheck.equiv.compare import type_name
+from guardcheck.equiv.compare import agree, call, type_name
 from guardcheck.equiv.functions import FunctionReport, compare_callables
 from guardcheck.equiv.request import EquivRequest
 from guardcheck.equiv.resolve import Target, resolve, search_paths
+from guardcheck.equiv.revision import strip_alias
 from guardcheck.errors import GuardcheckError
 
 _SIMPLE = (str, int, float, bytes, bool)
 
 
 class Plain:
-    """Turns instances of the project's classes into values both revisions share."""
+    """Turns values that compare by identity into values both revisions can share.
+
+    The two revisions' classes are different objects, and an object without its own
+    `__eq__` equals only itself: such values (the project's instances, functions,
+    classes) are compared by their alias-free type name and their attributes.
+    """
 
     def __init__(self, packages: frozenset[str]) -> None:
         self.packages = packages
@@ -55,17 +62,18 @@ class Plain:
     def __call__(self, value: Any, depth: int = 0) -> Any:
         if depth > 20 or isinstance(value, enum.Enum | BaseException):
             return value
-        if isinstance(value, list | tuple):
+        if type(value) in (list, tuple):
             return type(value)(self(v, depth + 1) for v in value)
-        if isinstance(value, dict):
-            return {self(k, depth + 1): self(v, depth + 1) for k, v in value.items()}
-        if (
-            self._ours(value)
-            and not dataclasses.is_dataclass(value)
-            and hasattr(value, "__dict__")
-            and not isinstance(value, type)
-        ):
-            fields = {k: self(v, depth + 1) for k, v in sorted(vars(value).items())}
+        if type(value) is dict:
+            return {k: self(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, type):
+            return ("class", type_name(value))
+        if callable(value) and hasattr(value, "__qualname__"):
+            return ("callable", type_name(type(value)), strip_alias(value.__qualname__))
+        by_identity = type(value).__eq__ is object.__eq__
+        if (self._ours(value) and not dataclasses.is_dataclass(value)) or by_identity:
+            state = getattr(value, "__dict__", None)
+            fields = {k: self(v, depth + 1) for k, v in sorted((state or {}).items())}
             return (type_name(type(value)), fields)
         return value
 
@@ -185,10 +193,10 @@ def literal_strategy(
     """Keyword dicts from the tests' literal calls: as written, and recombined per argument."""
     signature = inspect.signature(function)
     written: list[dict[str, Any]] = []
-    for call in calls:
+    for literal in calls:
         try:
-            args = [ast.literal_eval(a) for a in call["args"]]
-            kwargs = {k: ast.literal_eval(v) for k, v in call["kwargs"]}
+            args = [ast.literal_eval(a) for a in literal["args"]]
+            kwargs = {k: ast.literal_eval(v) for k, v in literal["kwargs"]}
             arguments = signature.bind(*args, **kwargs).arguments
         except (TypeError, ValueError, SyntaxError):
             continue
@@ -239,6 +247,20 @@ def _disagreements(report: FunctionReport) -> list[dict[str, Any]]:
     ]
 
 
+def _unsteady(
+    old: Callable[..., Any], new: Callable[..., Any], report: FunctionReport
+) -> str | None:
+    """Why a disagreement proves nothing: a side that answers one input two ways (random
+    numbers, the clock, state kept between calls)."""
+    for found in report.result.disagreements:
+        for side, function in (("the base", old), ("today", new)):
+            first, again = (call(function, copy.deepcopy(found.kwargs)) for _ in range(2))
+            if not agree(first, again):
+                shown = ", ".join(f"{k}={v!r}" for k, v in found.kwargs.items())
+                return f"{side} answers the same call ({shown}) differently each time"
+    return None
+
+
 def compare(job: dict[str, Any], item: dict[str, Any], paths: list[Path]) -> dict[str, Any]:
     """One function's answer: equal, differ (with the disagreements) or not compared (why)."""
     plain = Plain(frozenset(job["packages"]))
@@ -277,6 +299,9 @@ def compare(job: dict[str, Any], item: dict[str, Any], paths: list[Path]) -> dic
             continue
         inputs += report.result.total
         how.append(label)
+        unsteady = _unsteady(old, new, report)
+        if unsteady is not None:
+            return {"key": key, "status": "not compared", "why": unsteady}
         if report.result.disagreements:
             found = _disagreements(report)
             return {

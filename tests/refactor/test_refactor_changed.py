@@ -123,6 +123,29 @@ def test_literal_calls_keep_only_calls_whose_arguments_are_all_literals(tmp_path
     }
 
 
+def worker_job(root: Path, package: str, names: list[str], examples: int) -> dict:
+    """The differential check's job for functions `names` of `package.f`, base HEAD~1."""
+    return {
+        "root": str(root),
+        "sources": [package],
+        "base": git(root, "rev-parse", "HEAD~1"),
+        "examples": examples,
+        "packages": [package],
+        "functions": [
+            {
+                "key": key,
+                "name": name,
+                "old": f"{package}.f:{name}",
+                "old_qualname": name,
+                "new": f"{package}.f:{name}",
+                "new_qualname": name,
+                "calls": [],
+            }
+            for key, name in enumerate(names)
+        ],
+    }
+
+
 @pytest.mark.slow  # a worker process, and one that must be killed
 def test_a_function_that_hangs_costs_only_itself(tmp_path):
     """A call stuck on one input loses that function alone (retried once with small ints),
@@ -140,28 +163,42 @@ def test_a_function_that_hangs_costs_only_itself(tmp_path):
     }
     change = {"loops/f.py": base["loops/f.py"].replace("return n * 2", "return n + n")}
     root = two_revisions(tmp_path / "project", base, change)
-    sha = git(root, "rev-parse", "HEAD~1")
-    job = {
-        "root": str(root),
-        "sources": ["loops"],
-        "base": sha,
-        "examples": 300,
-        "packages": ["loops"],
-        "functions": [
-            {
-                "key": k,
-                "name": n,
-                "old": f"loops.f:{n}",
-                "old_qualname": n,
-                "new": f"loops.f:{n}",
-                "new_qualname": n,
-                "calls": [],
-            }
-            for k, n in enumerate(["spin", "double"])
-        ],
-    }
+    job = worker_job(root, "loops", ["spin", "double"], 300)
     (tmp_path / "cwd").mkdir()
     answers = run_worker(job, tmp_path / "cwd", silence=1.0)
     assert answers[0]["status"] == "not compared"
     assert answers[0]["why"].startswith("a call did not return within 1 CPU s, even with ints")
+    assert answers[1]["status"] == "equal"
+
+
+@pytest.mark.slow  # a worker process
+def test_answers_that_change_from_call_to_call_are_not_a_finding(tmp_path):
+    """A function that reads the clock or a random number disagrees with itself; that is
+    listed as not compared, never as a behaviour change. Objects that compare by identity
+    (a fresh instance, a function) are compared by their type and attributes instead."""
+    base = {
+        "noisy/__init__.py": "",
+        "noisy/f.py": (
+            "import random\n\n\n"
+            "class Token:\n"
+            "    def __init__(self, n: int) -> None:\n"
+            "        self.n = n\n\n\n"
+            "def roll(n: int) -> float:\n"
+            "    return random.random() + n\n\n\n"
+            "def token(n: int) -> Token:\n"
+            "    return Token(n)\n"
+        ),
+    }
+    change = {
+        "noisy/f.py": base["noisy/f.py"]
+        .replace("random.random() + n", "n + random.random()")
+        .replace("return Token(n)", "made = Token(n)\n    return made")
+    }
+    root = two_revisions(tmp_path / "project", base, change)
+    job = worker_job(root, "noisy", ["roll", "token"], 200)
+    (tmp_path / "cwd").mkdir()
+    answers = run_worker(job, tmp_path / "cwd", silence=10.0)
+    assert answers[0]["status"] == "not compared"
+    assert "answers the same call (n=" in answers[0]["why"]
+    assert answers[0]["why"].endswith(") differently each time")
     assert answers[1]["status"] == "equal"
