@@ -1,6 +1,6 @@
 """The catalogue step: entries built and vetted, listed, and shown by id.
 
-The catalogue's validation loads libcst (~0.4-0.8 s): imported when an entry is built,
+The catalogue's validation loads libcst (slow: bench/README.md): imported when an entry is built,
 not at import, so a run served whole by guardcheck/cache/ never pays for it.
 """
 
