@@ -129,8 +129,7 @@ class HostDied(GuardcheckError):
             super().__init__(conftest, ExitCode.BASELINE_FAILED)
             return
         super().__init__(
-            "pytest (the guardcheck host) stopped unexpectedly; the end of its output:\n"
-            + tail,
+            "pytest (the guardcheck host) stopped unexpectedly; the end of its output:\n" + tail,
             ExitCode.USAGE,
         )
 
