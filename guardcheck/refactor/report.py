@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from guardcheck.refactor.findings import CheckResult, Outcome, RefactorReport
@@ -112,7 +113,7 @@ def json_text(report: RefactorReport) -> str:
 
 
 # The forms `api.refactor_report` renders, by name.
-FORMS = {
+FORMS: dict[str, Callable[[RefactorReport], str]] = {
     "text": to_text,
     "markdown": to_markdown,
     "json": json_text,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from guardcheck.reports.escaping import (
     code_block,
@@ -194,7 +195,7 @@ def json_text(report: ReviewReport) -> str:
 
 
 # The forms `api.review_report` renders, by name.
-FORMS = {
+FORMS: dict[str, Callable[[ReviewReport], str]] = {
     "text": to_text,
     "markdown": to_markdown,
     "json": json_text,
