@@ -85,13 +85,13 @@ def _positive(value: Any, what: str) -> float:
 def _megabytes(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise GuardcheckError(f"{what} must be a whole number of megabytes (0: no limit)")
-    return value
+    return int(value)
 
 
 def _count(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise GuardcheckError(f"{what} must be a whole number >= 1")
-    return value
+    return int(value)
 
 
 def _one_path(value: Any, what: str) -> Path:

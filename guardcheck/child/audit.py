@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import types
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ class _Recorder:
 
 
 def _inside_import() -> bool:
-    frame = sys._getframe(2)
+    frame: types.FrameType | None = sys._getframe(2)
     while frame is not None:
         if frame.f_code.co_filename.startswith(_IMPORT_FRAMES):
             return True

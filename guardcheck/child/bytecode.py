@@ -91,7 +91,7 @@ class InstalledBytecode:
 class InstalledLoader(SourceFileLoader):
     """Loads as if no prefix were set and bytecode were never written."""
 
-    def get_code(self, fullname: str) -> types.CodeType:
+    def get_code(self, fullname: str) -> types.CodeType | None:
         with _no_prefix():
             return super().get_code(fullname)
 

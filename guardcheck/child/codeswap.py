@@ -64,9 +64,9 @@ class LiveFunctions:
             for function in functions:
                 by_name[function.__code__.co_qualname].append(function)
         self._modules = {
-            os.path.realpath(m.__file__)
+            os.path.realpath(path)
             for m in list(sys.modules.values())
-            if isinstance(getattr(m, "__file__", None), str)
+            if isinstance(path := getattr(m, "__file__", None), str)
         }
 
     def imported(self, real: str) -> bool:

@@ -187,7 +187,7 @@ class Host:
         self.session = session
         self.ran_before_tests = ran_before_tests
         self.config = session.config
-        self.items = {}
+        self.items: dict[str, pytest.Item] = {}
         for item in session.items:
             self.items.setdefault(item.nodeid, item)
         self.control = socket.socket(fileno=settings.fd)

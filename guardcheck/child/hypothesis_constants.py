@@ -47,11 +47,11 @@ def see_mutated_constants(texts: Mapping[str, str]) -> bool:
     known = getattr(providers, "_local_constants", None)
     if read is None or parse is None or not isinstance(seen, set) or known is None:
         return False
-    providers.constants_from_module = _reading(dict(texts), read, parse)
+    providers.constants_from_module = _reading(dict(texts), read, parse)  # type: ignore[attr-defined]
     for kind in ("integers", "floats", "bytes", "strings"):
         getattr(known, kind).clear()
     seen.clear()
-    providers._sys_modules_len = None
+    providers._sys_modules_len = None  # type: ignore[attr-defined]
     return True
 
 

@@ -24,6 +24,7 @@ import tokenize
 import types
 from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec, SourceFileLoader
+from typing import Any
 
 
 def cache_source(filename: str, source: str) -> None:
@@ -61,12 +62,12 @@ class ServedLoader(SourceFileLoader):
         if isinstance(self._served, str):
             return self._served
         # A served code object's text is what the caller put in linecache, if anything.
-        entry = linecache.cache.get(self.path)
-        if entry is not None and entry[1] is None:
+        entry: tuple[Any, ...] | None = linecache.cache.get(self.path)
+        if entry is not None and len(entry) == 4 and entry[1] is None:
             return "".join(entry[2])
         return super().get_source(fullname)
 
-    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:  # type: ignore[override]
         return None  # never cache the mutant's bytecode
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -123,7 +124,7 @@ class ServedModules(importlib.abc.MetaPathFinder):
                 find = getattr(finder, "find_spec", None)
                 if finder is self or find is None:
                     continue
-                spec = find(fullname, path, target)
+                spec: ModuleSpec | None = find(fullname, path, target)
                 if spec is None:
                     continue
                 real = os.path.realpath(spec.origin) if spec.origin else None

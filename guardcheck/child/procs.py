@@ -34,7 +34,7 @@ def set_subreaper(on: bool = True) -> None:
 
 
 def _parents() -> dict[int, int]:
-    table = {}
+    table: dict[int, int] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:

@@ -203,7 +203,7 @@ def _pytest_main_module() -> types.ModuleType:
     module = types.ModuleType("__main__")
     module.__spec__ = importlib.util.find_spec("pytest.__main__")
     module.__file__ = module.__spec__.origin if module.__spec__ is not None else None
-    module.__builtins__ = __builtins__
+    module.__builtins__ = __builtins__  # type: ignore[attr-defined]
     return module
 
 
