@@ -40,6 +40,7 @@ def api_list() -> set[str]:
 
 
 def test_every_package_and_module_of_guardcheck_has_a_row():
+    """A new package or module of guardcheck/ gets a row in DESIGN.md's package table."""
     code = {
         p.name + "/" if p.is_dir() else p.name
         for p in PACKAGE.iterdir()
