@@ -12,7 +12,7 @@ never committed), under $TMPDIR/guardcheck-corpus/<name>/
 2. plain: `python -m pytest` in `project/`: the baseline guardcheck must agree with.
 3. sweep: `guardcheck sweep <mutate> --json` in `project/`, timed whole.
 4. oracle: a seeded sample of the sweep's mutants plus every not-caught one (up to a
-   cap), each written by hand into `oracle/` (a clone of `project/`; the venv's editable
+   cap), each written by hand into `oracle/` (a copy of `project/`; the venv's editable
    install is re-pointed at it for this step) and the whole suite run with plain
    `python -m pytest -x` (the project's own settings; `-x` only stops at the first
    failure); caught = nonzero exit or a timeout. The mutated text is guardcheck's own
@@ -449,12 +449,20 @@ def choose(verdicts: dict[str, str], sample: int, cap: int, seed: int) -> list[s
 
 
 def fresh_oracle_tree(lib: Library) -> None:
+    """A copy of the project as the user has it, git-ignored files included: a clone would
+    miss build outputs the tests need (humanize's compiled .mo catalogues are ignored, and
+    its i18n tests skip without them)."""
     tree = lib.oracle_tree
-    if not tree.exists():
-        git(lib.home, "clone", "-q", str(lib.project), str(tree))
-    git(tree, "reset", "-q", "--hard")
-    git(tree, "clean", "-q", "-fdx", "-e", "*.egg-info")
-    (tree / ".git" / "info" / "exclude").write_text("\n".join(EXCLUDE) + "\n")
+    if tree.exists():
+        shutil.rmtree(tree)
+    shutil.copytree(
+        lib.project,
+        tree,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(
+            ".guardcheck", "mutants", "__pycache__", ".pytest_cache", ".hypothesis"
+        ),
+    )
 
 
 def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
@@ -723,9 +731,15 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
         p = r["plain"]
         base = {True: "yes", False: "**no**", None: "-"}[r["baseline_agree"]]
         base += f" (pytest exit {p.get('exit')}, {p.get('counts', {}).get('passed', '?')} passed;"
-        base += f" guardcheck exit {r['guardcheck_exit']})"
+        base += f" guardcheck exit {r['guardcheck_exit']}"
+        base += f", {r['guardcheck_baseline_tests']} tests)"
         judged = r["oracle_n"] - len(r["oracle_errors"])
-        ratio = (r["mm_wall_s"] / r["gc_wall_s"]) if r["mm_wall_s"] and r["gc_wall_s"] else None
+        ran = set(r["mutmut_statuses"] or {}) - {"not checked"}
+        mm_wall = r["mm_wall_s"] if ran else None
+        ratio = (mm_wall / r["gc_wall_s"]) if mm_wall and r["gc_wall_s"] else None
+        mm_cell = pct(r["mutmut_agreed"], r["mutmut_paired"]) if ran else "-"
+        if not ran and r["mutmut_exit"]:
+            mm_cell = f"mutmut's own clean run fails (exit {r['mutmut_exit']})"
         lines.append(
             "| "
             + " | ".join(
@@ -738,9 +752,9 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
                     str(r["oracle_n"]),
                     pct(r["oracle_agreed"], judged),
                     str(len(r["oracle_errors"])),
-                    pct(r["mutmut_agreed"], r["mutmut_paired"]),
+                    mm_cell,
                     rb._fmt(r["gc_wall_s"], ".1f"),
-                    rb._fmt(r["mm_wall_s"], ".1f"),
+                    rb._fmt(mm_wall, ".1f"),
                     rb._fmt(ratio, ".2f") + ("x" if ratio else ""),
                 ]
             )
@@ -803,7 +817,7 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
         "- **baseline agree?**: plain `python -m pytest` passes exactly when guardcheck's"
         " baseline does (guardcheck exit 3 = its baseline failed).",
         "- **oracle agreement**: caught / not caught equal to the mutant written by hand into a"
-        " clone of the project (the venv's editable install pointed at it) and the whole suite"
+        " copy of the project (git-ignored files too; the venv's editable install pointed at it) and the whole suite"
         " run with plain `python -m pytest -x`; guardcheck's `no-coverage` counts as not caught."
         " Sample: seeded random mutants plus not-caught ones (capped). **gc error**: guardcheck"
         " said `error` (allowed where it cannot make the run equal, never counted as agreement).",
