@@ -817,7 +817,8 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
         "- **baseline agree?**: plain `python -m pytest` passes exactly when guardcheck's"
         " baseline does (guardcheck exit 3 = its baseline failed).",
         "- **oracle agreement**: caught / not caught equal to the mutant written by hand into a"
-        " copy of the project (git-ignored files too; the venv's editable install pointed at it) and the whole suite"
+        " copy of the project (git-ignored files too; the venv's editable install pointed at"
+        " it) and the whole suite"
         " run with plain `python -m pytest -x`; guardcheck's `no-coverage` counts as not caught."
         " Sample: seeded random mutants plus not-caught ones (capped). **gc error**: guardcheck"
         " said `error` (allowed where it cannot make the run equal, never counted as agreement).",
