@@ -11,7 +11,26 @@ from guardcheck import api
 from guardcheck.commands.group import global_options, options_of
 
 
-@click.command("refactor")
+class _UsageWithFix(click.Command):
+    """click's own usage errors (a bad choice, a number out of range) end with a fix line,
+    like every other usage error of the command."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: object,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[arg-type]
+        except click.UsageError as exc:
+            if "fix:" not in exc.message:
+                exc.message += "\n  fix: `guardcheck refactor --help` lists every option and value"
+            raise
+
+
+@click.command("refactor", cls=_UsageWithFix)
 @global_options
 @click.option(
     "--base",

@@ -108,3 +108,21 @@ def test_outside_a_git_repository_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["refactor", "--root", str(tmp_path), "--base", "HEAD"])
     assert result.exit_code == 2
     assert "is not inside a git repository" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--equiv-examples", "0"],
+        ["--only", "nope"],
+        ["--fail-on", "names"],
+        ["--moves", "no-such-moves.toml"],
+    ],
+)
+def test_every_usage_error_of_the_command_has_a_fix_line(tmp_path, args):
+    """Issue 23: click's own usage errors (a bad choice, a number out of range) had none."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    result = CliRunner().invoke(main, ["refactor", "--root", str(tmp_path), *args])
+    assert result.exit_code == 2
+    assert "\n  fix: " in result.output
+    assert "Traceback" not in result.output
