@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guardcheck import __version__
+from guardcheck.dependencies import check_installed
 from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
@@ -82,6 +83,7 @@ __all__ = [
     "apply",
     "changed_lines_since",
     "check",
+    "check_installed",
     "emit_catalogue",
     "equiv",
     "exit_code",

@@ -29,6 +29,7 @@ class GuardcheckGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             with api.sigterm_as_interrupt():  # SIGTERM is 130 too, in every phase of every command
+                api.check_installed()  # a library outside its range: said before anything runs
                 return super().invoke(ctx)
         except api.CatalogueInvalid as exc:
             # Each problem already starts with its file:line; a prefix would hide that.
