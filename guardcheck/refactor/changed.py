@@ -111,13 +111,15 @@ def _aliases(statement: ast.stmt, module: str, package: str) -> Iterator[tuple[s
             yield alias.asname or alias.name, source, alias.name
 
 
-def read_module(root: Path, file: Path) -> Module | None:
+def read_module(root: Path, file: Path, imports_from: Path | None = None) -> Module | None:
+    """One file's functions; `imports_from` is the folder its package is imported from
+    (the root, or `src/` for `source = ["src/pkg"]`)."""
     try:
         tree = ast.parse(file.read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError, OSError):
         return None
     found = Module()
-    name, shown = module_name(root, file), display(root, file)
+    name, shown = module_name(imports_from or root, file), display(root, file)
     package = name if file.name == "__init__.py" else name.rpartition(".")[0]
     for statement in tree.body:
         found.bound.update(_bound_names(statement))
@@ -136,12 +138,14 @@ def read_module(root: Path, file: Path) -> Module | None:
 
 def read_modules(root: Path, sources: Sequence[str]) -> dict[str, Module]:
     modules = {}
-    for file in python_files(root, sources):
-        if is_test_file(file):
-            continue
-        read = read_module(root, file)
-        if read is not None:
-            modules[module_name(root, file)] = read
+    for source in sources:
+        imports_from = (root / source).parent
+        for file in python_files(root, [source]):
+            if is_test_file(file):
+                continue
+            read = read_module(root, file, imports_from)
+            if read is not None:
+                modules[module_name(imports_from, file)] = read
     return modules
 
 

@@ -202,3 +202,13 @@ def test_answers_that_change_from_call_to_call_are_not_a_finding(tmp_path):
     assert "answers the same call (n=" in answers[0]["why"]
     assert answers[0]["why"].endswith(") differently each time")
     assert answers[1]["status"] == "equal"
+
+
+def test_a_src_layout_names_modules_as_they_are_imported(tmp_path):
+    """`source = ["src/pkg"]`: the module is `pkg.a`, not `src.pkg.a`."""
+    files = {"src/pkg/__init__.py": "", "src/pkg/a.py": "def f(x: int) -> int:\n    return x\n"}
+    then = read_modules(tree(tmp_path / "then", files), ["src/pkg"])
+    changed = {**files, "src/pkg/a.py": "def f(x: int) -> int:\n    return +x\n"}
+    today = read_modules(tree(tmp_path / "today", changed), ["src/pkg"])
+    (pair,), _ = changed_pairs(then, today)
+    assert (pair.old.target, pair.old.path) == ("pkg.a:f", "src/pkg/a.py")

@@ -28,7 +28,6 @@ from guardcheck.refactor.trees import Trees
 
 KEY = "equiv"
 TITLE = "Differential check of changed functions"
-DEFAULT_EXAMPLES = 2000
 # The worker hangs when it said nothing while using this much CPU (a call stuck in C, a
 # loop), or for this long at all (a call that waits). CPU, not wall time: on a loaded
 # machine a healthy worker can go quiet for many seconds.
