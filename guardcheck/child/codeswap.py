@@ -185,7 +185,7 @@ def _set_defaults(
     values: tuple[int, dict[int, object], dict[str, object]],
     applied: Applied,
 ) -> None:
-    """Give each function the mutant's default values (lab/defaults.py)."""
+    """Give each function the mutant's default values (lab/default_values.py)."""
     count, positional, keyword = values
     for function in functions:
         old, old_keyword = function.__defaults__, function.__kwdefaults__

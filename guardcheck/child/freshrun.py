@@ -24,9 +24,9 @@ from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower, append_line
 from guardcheck.child.hypothesis_constants import see_mutated_constants
+from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
-from guardcheck.child.properties import stop_at_first_failure
 from guardcheck.model import function_id
 
 

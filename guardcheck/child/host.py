@@ -46,6 +46,7 @@ from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, 
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
 from guardcheck.child.hypothesis_constants import see_mutated_constants
+from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
@@ -58,7 +59,6 @@ from guardcheck.child.procs import (
     set_pdeathsig,
     set_subreaper,
 )
-from guardcheck.child.properties import stop_at_first_failure
 from guardcheck.model import TestOutcome, TestResult
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed

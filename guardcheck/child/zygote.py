@@ -46,7 +46,14 @@ import pytest
 from _pytest.config import default_plugins
 
 from guardcheck import messages
-from guardcheck.child import bootstrap, bytecode, follow, importhook, itemrun, properties
+from guardcheck.child import (
+    bootstrap,
+    bytecode,
+    follow,
+    hypothesis_phases,
+    importhook,
+    itemrun,
+)
 from guardcheck.child.procs import (
     limit_address_space,
     set_pdeathsig,
@@ -56,7 +63,7 @@ from guardcheck.child.reaper import supervise
 
 # What a fresh run imports before it reaches the project. freshrun itself is not
 # among them: it reads its spec as it is imported.
-_WARM = (bootstrap, bytecode, follow, importhook, itemrun, properties)
+_WARM = (bootstrap, bytecode, follow, hypothesis_phases, importhook, itemrun)
 _REAP_EVERY = 1.0  # seconds: supervisors that ended are reaped this often, at the least
 
 

@@ -150,7 +150,7 @@ def _covering_tests(
                 )
             if line in source.header:
                 # A forked mutant changing a def's own line changes its default values
-                # (lab/defaults.py): what calls it runs its body. (The def itself ran at
+                # (lab/default_values.py): what calls it runs its body. (The def itself ran at
                 # import, perhaps inside the test that imported the module first.)
                 name, body = source.header[line]
                 calls = _testers(body, by_line)

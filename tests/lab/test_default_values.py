@@ -1,4 +1,4 @@
-"""Which mutants change nothing but literal default values (lab/defaults.py)."""
+"""Which mutants change nothing but literal default values (lab/default_values.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from guardcheck.lab.defaults import NewDefaults, changed_defaults
+from guardcheck.lab.default_values import NewDefaults, changed_defaults
 
 SOURCE = textwrap.dedent(
     """\

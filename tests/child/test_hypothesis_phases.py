@@ -1,4 +1,4 @@
-"""child/properties.py: a mutant run's property tests stop at their first failing example."""
+"""child/hypothesis_phases.py: a mutant run's property tests stop at their first failing example."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from guardcheck.child.properties import stop_at_first_failure
+from guardcheck.child.hypothesis_phases import stop_at_first_failure
 
 
 def settings_of(function: object) -> settings:
