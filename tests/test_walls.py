@@ -61,6 +61,7 @@ WALLS: dict[str, set[str]] = {
     # The orchestration: everything a step needs, never what is built on it (the facade,
     # the commands, review, refactor), so no cycle runs through it.
     "pipeline": {
+        "applyfile",
         "cache",
         "catalogue",
         "errors",
@@ -74,7 +75,6 @@ WALLS: dict[str, set[str]] = {
         "shard",
         "splices",
         "sweep",
-        "worktree",
     },
     "merge": {"model", "errors", "exitcodes", "reports", "provenance", "shard", "splices"},
     # Incremental results: keys from values and options (catalogue.load: which files, no

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from guardcheck.applyfile import applied_ids, apply_mutant, refuse_if_applied
+from guardcheck.applyfile import revert as revert_mutant
 from guardcheck.model import Mutant
 from guardcheck.options import RunOptions
 from guardcheck.pipeline.catalogue import assess, build
-from guardcheck.worktree import applied_ids, apply_mutant, refuse_if_applied
-from guardcheck.worktree import revert as revert_mutant
 
 
 def applied(options: RunOptions) -> list[str]:

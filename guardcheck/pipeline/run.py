@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from guardcheck.applyfile import refuse_while_applied
 from guardcheck.cache import Restorer, ResultCache, Saver, cached_run, open_cache
 from guardcheck.cache.replay import remember, replay, run_scope
 from guardcheck.errors import GuardcheckError
@@ -26,7 +27,6 @@ from guardcheck.pipeline.inputs import Generator, Given, SweepCounts
 from guardcheck.pipeline.select import choose
 from guardcheck.reports import FanOut, RunEvents
 from guardcheck.reports.outdir import OutputFolder, OutputFolderUnusable
-from guardcheck.worktree import refuse_while_applied
 
 
 def run(

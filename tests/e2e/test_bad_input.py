@@ -19,8 +19,7 @@ from support.processes import wait_until
 from support.projects import commit, copy_project, git_status, write_files
 from test_isolation import environment, snapshot
 
-import guardcheck.worktree as worktree
-from guardcheck import api
+from guardcheck import api, applyfile
 from guardcheck.errors import GuardcheckError
 
 pytestmark = pytest.mark.slow
@@ -192,7 +191,7 @@ def test_apply_refuses_files_under_git_and_rolls_back_a_failed_write(tmp_path, m
     monkeypatch.setattr(Path, "write_bytes", refuse)
     with pytest.raises(GuardcheckError, match="nothing was changed"):
         api.apply(options, "flat-cooldown")
-    assert worktree.applied_ids(options) == []
+    assert applyfile.applied_ids(options) == []
     assert git_status(root) == ""
 
 
