@@ -3,7 +3,7 @@
 Runs in the pytest host (`activate` just before forking, `Applied.undo`
 right after). The live function objects are found through an index of
 `gc.get_objects()` built once in the host; their `__code__` is set from the
-marshalled tree the lab compiled (lab/classify.py), and the mutated text goes
+marshalled tree the lab compiled (lab/prepare/classify.py), and the mutated text goes
 into linecache so tracebacks show it.
 """
 
@@ -185,7 +185,7 @@ def _set_defaults(
     values: tuple[int, dict[int, object], dict[str, object]],
     applied: Applied,
 ) -> None:
-    """Give each function the mutant's default values (lab/default_values.py)."""
+    """Give each function the mutant's default values (lab/prepare/default_values.py)."""
     count, positional, keyword = values
     for function in functions:
         old, old_keyword = function.__defaults__, function.__kwdefaults__

@@ -18,7 +18,7 @@ makes `touched` return None (the caller then uses the whole module):
   boundary, a continuation line, unbalanced brackets) is not judged alone.
 
 Shared by edit/mutate.py (does it compile? is it a no-op?) and
-lab/instrument.py (which code objects to compile again).
+lab/prepare/instrument.py (which code objects to compile again).
 """
 
 from __future__ import annotations

@@ -150,8 +150,9 @@ def _covering_tests(
                 )
             if line in source.header:
                 # A forked mutant changing a def's own line changes its default values
-                # (lab/default_values.py): what calls it runs its body. (The def itself ran at
-                # import, perhaps inside the test that imported the module first.)
+                # (lab/prepare/default_values.py): what calls it runs its body. (The def
+                # itself ran at import, perhaps inside the test that imported the module
+                # first.)
                 name, body = source.header[line]
                 calls = _testers(body, by_line)
                 why = f"executes {change.path}:{name} (its default values changed)"

@@ -20,8 +20,8 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import workdirs
-from guardcheck.lab.classify import Activation
 from guardcheck.lab.plan import RunPlan, killers_first
+from guardcheck.lab.prepare.classify import Activation
 from guardcheck.lab.processes import (
     FreshProcess,
     HostInfo,

@@ -21,7 +21,7 @@ from guardcheck.child.codeswap import (
     code_at,
     install_marker,
 )
-from guardcheck.lab.classify import Unviable, classify
+from guardcheck.lab.prepare.classify import Unviable, classify
 from guardcheck.model import ExecutionPath, FileChange, Mutant, Where
 
 SOURCE = textwrap.dedent(

@@ -1,4 +1,4 @@
-"""Which mutants change nothing but literal default values (lab/default_values.py)."""
+"""Which mutants change nothing but literal default values (lab/prepare/default_values.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from guardcheck.lab.default_values import NewDefaults, changed_defaults
+from guardcheck.lab.prepare.default_values import NewDefaults, changed_defaults
 
 SOURCE = textwrap.dedent(
     """\

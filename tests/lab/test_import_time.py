@@ -3,7 +3,7 @@
 The host records which functions of the source roots ran at import and
 collection (child/importwatch.py); once collection is over the lab moves every
 FORK mutant whose changed code is among them to a fresh interpreter
-(lab/classify.py::after_collection).
+(lab/prepare/classify.py::after_collection).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from guardcheck.child.importwatch import ImportWatch
-from guardcheck.lab.classify import after_collection, classify
+from guardcheck.lab.prepare.classify import after_collection, classify
 from guardcheck.messages import RanFunction
 from guardcheck.model import ExecutionPath, FileChange, Mutant, Where
 

@@ -1,4 +1,4 @@
-"""lab/instrument.py: compiling only the changed statements gives the whole module's code.
+"""lab/prepare/instrument.py: compiling only the changed statements gives the whole module's code.
 
 Regression for issue 10 (parent per-mutant work): classification parsed and compiled
 every mutated module twice more (~25 ms a mutant on target_app's run.py); it now
@@ -15,7 +15,7 @@ import types
 import pytest
 
 from guardcheck.child.codeswap import nested
-from guardcheck.lab.instrument import Part, instrument, recompile, touched_part
+from guardcheck.lab.prepare.instrument import Part, instrument, recompile, touched_part
 
 SOURCE = textwrap.dedent(
     '''\

@@ -1,4 +1,4 @@
-"""lab/classify.py on only the touched statements gives what the whole module gives.
+"""lab/prepare/classify.py on only the touched statements gives what the whole module gives.
 
 Regression for issue 8 case 13 (per-mutant cost grows with file size): classification
 compiled every mutated module whole and walked both modules' code objects (0.4 s a
@@ -21,8 +21,8 @@ import pytest
 
 from guardcheck.catalogue.load import parse_catalogue_file
 from guardcheck.edit.mutate import build_mutant
-from guardcheck.lab.classify import Unviable, classify
-from guardcheck.lab.instrument import narrowed
+from guardcheck.lab.prepare.classify import Unviable, classify
+from guardcheck.lab.prepare.instrument import narrowed
 from guardcheck.model import ExecutionPath, FileChange, Mutant, Where
 from guardcheck.sweep.generate import generate
 

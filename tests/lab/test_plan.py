@@ -97,8 +97,8 @@ def test_a_line_without_line_events_falls_back_to_its_function_and_says_so():
 
 
 def test_a_forked_change_of_a_def_line_selects_the_tests_that_run_its_body():
-    """Issue 10 (speed): a new default value (lab/default_values.py) changes only the def line,
-    which ran at import, in no test's context (or in the context of the test that imported
+    """Issue 10 (speed): a new default value (lab/prepare/default_values.py) changes only the
+    def line, which ran at import, in no test's context (or in the context of the test that imported
     the module first): the tests that call the function are the ones that can notice."""
     reasons = "executes m.py:add (its default values changed)"
     plan = plan_mutant(mutant("def add(a, b):", "def add(a, b=1):"), BASELINE, COVERAGE)

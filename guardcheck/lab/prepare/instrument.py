@@ -1,6 +1,6 @@
 """The mutated module as the child runs it: evidence markers, kept closure layouts.
 
-Used by lab/classify.py once it knows which functions a mutant changes. Only
+Used by lab/prepare/classify.py once it knows which functions a mutant changes. Only
 the top-level statements the change touches are parsed and compiled again
 (`touched_part`, `recompile`): the rest of the module is the mutated code
 already compiled for the diff. Parsing and compiling the whole module again per
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from guardcheck.child.codeswap import code_at, nested
 from guardcheck.edit import toplevel
 from guardcheck.edit.toplevel import BODIES, common_prefix, common_suffix
-from guardcheck.lab import methodview
+from guardcheck.lab.prepare import methodview
 from guardcheck.messages import MARKER
 
 DefKey = tuple[int, str]  # (co_firstlineno, co_name): how a def's code object is found
@@ -188,7 +188,7 @@ class View:
     part: Part
     # Index in the whole module's nested code objects of each of the view's; None: whole.
     places: tuple[int, ...] | None = None
-    # A method in stubs of its classes (lab/methodview.py): its path in the whole module.
+    # A method in stubs of its classes (lab/prepare/methodview.py): its path in the whole module.
     # The view's classes and the method are each the only code object of their parent.
     method: tuple[int, ...] | None = None
 

@@ -2,7 +2,7 @@
 
 A def at module or class level evaluates its default values when the def
 statement runs, at import; so a mutant of `def cached(maxsize=128)` changes
-module-level code, and lab/classify.py would send it to a fresh interpreter
+module-level code, and lab/prepare/classify.py would send it to a fresh interpreter
 (about half a second, every test selected). To the running program the mutant
 is one thing only: another value in the live function's `__defaults__` or
 `__kwdefaults__`. When the new value is a literal (`ast.literal_eval` reads

@@ -6,7 +6,7 @@ own code differs (line numbers aside) can be swapped in a forked child;
 anything evaluated at import time (module level, class bodies, decorators,
 default values, comprehensions outside functions) cannot, so those mutants go
 to a fresh interpreter; except new literal default values of a module- or
-class-level def, which the child sets on the live function (lab/default_values.py).
+class-level def, which the child sets on the live function (lab/prepare/default_values.py).
 The mutated tree shipped to the child is compiled with an evidence marker,
 `__guardcheck_seen__("qualname")`, as the first statement of every changed
 function (same line number, so tracebacks are unchanged): a mutant may only
@@ -31,8 +31,8 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
-from guardcheck.lab.default_values import NewDefaults, changed_defaults
-from guardcheck.lab.instrument import (
+from guardcheck.lab.prepare.default_values import NewDefaults, changed_defaults
+from guardcheck.lab.prepare.instrument import (
     NoPlaceForMarker,
     View,
     instrument,
@@ -164,7 +164,7 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
         diff.removed_from.add(at)
     if not _same_own_code(original, mutated):
         if kind in ("module", "class") and diff.problem is None:
-            diff.at_import = True  # perhaps only default values (lab/default_values.py)
+            diff.at_import = True  # perhaps only default values (lab/prepare/default_values.py)
         if kind == "module":
             diff.problem = diff.problem or (
                 "module-level code changed (imports, constants, decorators, default values "
