@@ -23,7 +23,7 @@ from guardcheck.dependencies import check_installed
 from guardcheck.equiv.request import DEFAULT_EXAMPLES, EquivRequest
 from guardcheck.errors import CatalogueInvalid, GuardcheckError
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab.session import sigterm_as_interrupt
+from guardcheck.lab.execute.session import sigterm_as_interrupt
 from guardcheck.model import BaselineTest, Gate, MutantResult, RunReport, Status
 from guardcheck.options import RunOptions, load_options
 from guardcheck.pipeline.apply import applied, apply, revert

@@ -4,7 +4,7 @@ One frozen dataclass per message; `encode` frames it as one JSON line with a
 "t" (type) key and `decode` turns a line back into the dataclass. No other
 module spells a "t" value or builds a message dict.
 
-  lab -> host:    RunMutant, Stop (on purpose; see lab.processes.HostProcess.stop)
+  lab -> host:    RunMutant, Stop (on purpose; see lab.execute.processes.HostProcess.stop)
   host -> lab:    Collected, CollectFailed, ChildEnded (one per baseline run, in
                   order, then one per mutant), ActivationFailed
   child -> host:  TestStarted, TestFinished, ChildReport (a fresh run appends the same to

@@ -140,7 +140,7 @@ def _graph() -> dict[str, frozenset[str]]:
 
 
 def area(module: str) -> str:
-    """`guardcheck.lab.session` -> "lab", `guardcheck.api` -> "api", `guardcheck` itself."""
+    """`guardcheck.lab.execute.session` -> "lab", `guardcheck.api` -> "api", `guardcheck` itself."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 

@@ -10,8 +10,8 @@ from support.lab import mutant
 from support.processes import alive, descendants, wait_until
 
 from guardcheck import messages
+from guardcheck.lab.execute.processes import HostProcess
 from guardcheck.lab.prepare.classify import classify
-from guardcheck.lab.processes import HostProcess
 from guardcheck.model import ExecutionPath, TestOutcome
 from guardcheck.options import RunOptions
 

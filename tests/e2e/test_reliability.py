@@ -18,7 +18,7 @@ from support.lab import T, mutant, run
 from support.processes import alive, descendants, parent_table, wait_until
 from support.projects import commit, copy_project, git_status, write_files
 
-from guardcheck.lab.baseline import BaselineFailed
+from guardcheck.lab.execute.baseline import BaselineFailed
 from guardcheck.model import Status
 
 pytestmark = pytest.mark.slow

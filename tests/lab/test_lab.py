@@ -9,7 +9,7 @@ from support.lab import OPS, Events, T, by_id, mutant, run
 from support.projects import commit, copy_project, edit, git_status, write_files
 
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab.baseline import BaselineFailed
+from guardcheck.lab.execute.baseline import BaselineFailed
 from guardcheck.model import MutantResult, RunReport, Status, TestOutcome
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 from __future__ import annotations
 
 from guardcheck import messages
-from guardcheck.lab.processes import outcome_of, without_session_header
+from guardcheck.lab.execute.processes import outcome_of, without_session_header
 from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
     ChildOutcome,

@@ -1,4 +1,4 @@
-"""The warm interpreter fresh runs fork from (child/zygote.py, lab/processes.Zygote).
+"""The warm interpreter fresh runs fork from (child/zygote.py, lab/execute/processes.Zygote).
 
 Real processes: a zygote started as the lab starts it, forking pytest runs of a
 small project in tmp_path. A forked run must look to the project exactly like
@@ -24,8 +24,8 @@ from support.projects import copy_project, write_files
 
 from guardcheck import messages
 from guardcheck.child.procs import kill_group
-from guardcheck.lab.processes import ForkedRun, Zygote
-from guardcheck.lab.session import NO_ZYGOTE
+from guardcheck.lab.execute.processes import ForkedRun, Zygote
+from guardcheck.lab.execute.session import NO_ZYGOTE
 from guardcheck.options import RunOptions
 
 pytestmark = pytest.mark.slow

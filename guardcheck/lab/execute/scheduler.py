@@ -20,15 +20,15 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import workdirs
-from guardcheck.lab.plan import RunPlan, killers_first
-from guardcheck.lab.prepare.classify import Activation
-from guardcheck.lab.processes import (
+from guardcheck.lab.execute.processes import (
     FreshProcess,
     HostInfo,
     HostProcess,
     Zygote,
     outcome_of,
 )
+from guardcheck.lab.plan import RunPlan, killers_first
+from guardcheck.lab.prepare.classify import Activation
 from guardcheck.lab.verdict import (
     confirm,
     decide,

@@ -14,9 +14,9 @@ from pathlib import Path
 from guardcheck import messages
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
+from guardcheck.lab.execute.processes import outcome_of
 from guardcheck.lab.importroots import foreign_message
 from guardcheck.lab.plan import CoverageMap
-from guardcheck.lab.processes import outcome_of
 from guardcheck.model import BaselineTest, ChildOutcome, TestOutcome, TestResult
 
 _RED = (TestOutcome.FAILED, TestOutcome.ERROR)
