@@ -1,4 +1,4 @@
-"""What the private copy of the project costs (guardcheck/lab/projectcopy.py).
+"""What the private copy of the project costs (guardcheck/lab/sandbox/projectcopy.py).
 
     .venv/bin/python bench/copy_bench.py [--files N] [--rounds R]
 
@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from guardcheck.lab.projectcopy import TREE, private_copy
+from guardcheck.lab.sandbox.projectcopy import TREE, private_copy
 from guardcheck.options import RunOptions, load_options
 
 REPO = Path(__file__).resolve().parents[1]

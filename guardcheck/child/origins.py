@@ -1,4 +1,4 @@
-"""Did the tests import the project from the private copy? (lab/importroots.py)
+"""Did the tests import the project from the private copy? (lab/sandbox/importroots.py)
 
 After collection the host looks at every loaded module: one whose file lies in
 the user's own tree, under a measured source path, was imported around the

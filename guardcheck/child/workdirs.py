@@ -2,7 +2,7 @@
 of its own.
 
 A child runs with its working directory in the root (the private copy,
-lab/projectcopy.py), as a test runs in a checkout: real files and folders,
+lab/sandbox/projectcopy.py), as a test runs in a checkout: real files and folders,
 the copy's own `.git`, so `git status` in a test is as clean as in the user's
 checkout, and a package the tests' subprocesses import from the working
 directory is the same file the host imported (one location for every

@@ -1,4 +1,6 @@
-"""The parent's side of a run.
+"""The parent's side of a run, by step.
 
-Baseline, plan, scheduling, verdicts, and the clients of the host and fresh runs.
+`prepare/` (what is decided about a mutant before any test runs), `plan` (which tests,
+in which order), `execute/` (the host, the baseline, the mutants' processes), `verdict`
+(what a child reported to a Status) and `sandbox/` (the private copy the tests run in).
 """

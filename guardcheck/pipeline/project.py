@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from guardcheck.errors import GuardcheckError
-from guardcheck.lab.importroots import import_roots, with_roots_first
+from guardcheck.lab.sandbox.importroots import import_roots, with_roots_first
 from guardcheck.splices import SourceEncodingError
 from guardcheck.splices import read_source as read
 
@@ -28,5 +28,5 @@ def read_source(root: Path, path: str) -> str:
 def import_roots_first(paths: Sequence[Path], environ: Mapping[str, str]) -> dict[str, str]:
     """`{"PYTHONPATH": ...}` with the import roots of `paths` ahead of `environ`'s: a
     checkout's own packages then import from it, whatever an editable install points at
-    (the rule the lab's runs use, lab/importroots.py)."""
+    (the rule the lab's runs use, lab/sandbox/importroots.py)."""
     return with_roots_first(import_roots(str(p) for p in paths), dict(environ))

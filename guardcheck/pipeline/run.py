@@ -19,7 +19,7 @@ from guardcheck.cache.replay import remember, replay, run_scope
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.execute.session import LabSession, sigterm_as_interrupt
-from guardcheck.lab.projectcopy import private_copy
+from guardcheck.lab.sandbox.projectcopy import private_copy
 from guardcheck.model import Gate, Mutant, Provenance, RunReport
 from guardcheck.options import RunOptions
 from guardcheck.pipeline.catalogue import check, check_killers_collected

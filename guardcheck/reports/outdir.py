@@ -62,7 +62,7 @@ LISTS: dict[str, frozenset[Status]] = {
 SELECTION_TESTS = "selection-tests.jsonl"
 OWN_FILES = ("baseline.json", "outcomes.jsonl", SELECTION_TESTS, "internal-error.txt", *LISTS)
 # Also ours, kept between runs: the private copy of the project and its manifest
-# (guardcheck/lab/projectcopy.py).
+# (guardcheck/lab/sandbox/projectcopy.py).
 MUTANTS_DIR = "mutants"
 # The previous run's mutants/ while this run writes its own: a file whose text is
 # unchanged is moved over instead of written again (a cached re-run of 1,000 mutants

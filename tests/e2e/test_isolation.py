@@ -1,7 +1,7 @@
 """The user's tree, index and HEAD stay byte-identical, whatever the tests and mutants do.
 
 Real `python -m guardcheck run` processes on throwaway git projects: the tests run in a
-private copy (guardcheck/lab/projectcopy.py), the output folder is locked per run.
+private copy (guardcheck/lab/sandbox/projectcopy.py), the output folder is locked per run.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from support.processes import wait_until
 from support.projects import commit, git_status, write_files
 from support.verdicts import tracked_bytes
 
-from guardcheck.lab import scratchdir
+from guardcheck.lab.sandbox import scratchdir
 
 pytestmark = pytest.mark.slow
 

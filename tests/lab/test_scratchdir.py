@@ -1,4 +1,4 @@
-"""Where the lab's scratch folder goes (guardcheck/lab/scratchdir.py).
+"""Where the lab's scratch folder goes (guardcheck/lab/sandbox/scratchdir.py).
 
 The choice is checked on a fake mount table naming a real folder; the last test
 runs the lab for real with `GUARDCHECK_SCRATCH` and finds the children's
@@ -15,7 +15,7 @@ from support.lab import by_id, mutant, run
 from support.projects import copy_project, git_status, write_files
 
 from guardcheck.errors import GuardcheckError
-from guardcheck.lab import scratchdir
+from guardcheck.lab.sandbox import scratchdir
 from guardcheck.model import Status
 
 

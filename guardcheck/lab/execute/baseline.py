@@ -15,8 +15,8 @@ from guardcheck import messages
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.execute.processes import outcome_of
-from guardcheck.lab.importroots import foreign_message
 from guardcheck.lab.plan import CoverageMap
+from guardcheck.lab.sandbox.importroots import foreign_message
 from guardcheck.model import BaselineTest, ChildOutcome, TestOutcome, TestResult
 
 _RED = (TestOutcome.FAILED, TestOutcome.ERROR)

@@ -33,8 +33,8 @@ from guardcheck.child.procs import (
 )
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
-from guardcheck.lab.importroots import import_roots, with_roots_first
-from guardcheck.lab.projectcopy import pycache_dir
+from guardcheck.lab.sandbox.importroots import import_roots, with_roots_first
+from guardcheck.lab.sandbox.projectcopy import pycache_dir
 from guardcheck.lab.verdict import unfollowed_error
 from guardcheck.model import ChildOutcome, TestOutcome
 from guardcheck.options import RunOptions
@@ -46,7 +46,7 @@ _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"
 
 def _env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str]) -> dict[str, str]:
     """The children's environment: no git redirects, no .pyc next to any source, and
-    the copy's import roots first on PYTHONPATH (lab/importroots.py).
+    the copy's import roots first on PYTHONPATH (lab/sandbox/importroots.py).
 
     The host and fresh runs keep the project's bytecode in our output folder
     instead, once pytest has started (child/bytecode.py).

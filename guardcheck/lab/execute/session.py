@@ -36,13 +36,13 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import procs, workdirs
-from guardcheck.lab import scratchdir
 from guardcheck.lab.execute.baseline import BaselineFailed, judge_baseline, unfollowed_tests
 from guardcheck.lab.execute.processes import HostDied, HostInfo, HostProcess, Zygote
 from guardcheck.lab.execute.scheduler import LabEvents, Scheduler, unviable
-from guardcheck.lab.importroots import foreign_message
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.prepare.classify import Activation, Unviable, after_collection, classify
+from guardcheck.lab.sandbox import scratchdir
+from guardcheck.lab.sandbox.importroots import foreign_message
 from guardcheck.model import (
     BaselineTest,
     ExecutionPath,
