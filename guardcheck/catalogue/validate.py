@@ -162,22 +162,53 @@ def _inside_its_own_kind(find: str, undone_text: str) -> bool:
     `replace = "base"` for `find = "base * multiplier"` also matches the `base` of
     `base * factor` (a rename: the code moved on); put back there it reads
     `base * multiplier * factor`, a product inside a product. Where the bug is
-    back (`min(base, CAP)`), it lands in the call, as it once was. Patterns with
-    wildcards are not plain Python and are not checked.
+    back (`min(base, CAP)`), it lands in the call, as it once was. A block header
+    does the same: `replace = "self.streak = 0"` for `find = "if after < before:
+    ..."` also matches the reset still guarded by a changed `if after <= before:`;
+    put back it reads `if ...: if after < before:`, an `if` nested in an `if`.
+    Other patterns with wildcards are not plain Python and are not checked.
     """
+    wanted = _find_node(find)
     try:
-        wanted = ast.parse(find.strip(), mode="eval").body
         tree = ast.parse(undone_text)
     except SyntaxError:
         return False
-    shape = ast.dump(wanted)
+    if wanted is None:
+        return False
+    shape = _header(wanted)
     for parent in ast.walk(tree):
         if type(parent) is not type(wanted):
             continue
         for child in ast.iter_child_nodes(parent):
-            if type(child) is type(wanted) and ast.dump(child) == shape:
+            if type(child) is type(wanted) and _header(child) == shape:
                 return True
     return False
+
+
+def _find_node(find: str) -> ast.AST | None:
+    """`find` as one expression, or as one statement (a block header with `...`)."""
+    text = find.strip()
+    for mode in ("eval", "exec"):
+        try:
+            tree = ast.parse(text, mode=mode)
+        except SyntaxError:
+            continue
+        if isinstance(tree, ast.Expression):
+            return tree.body
+        if isinstance(tree, ast.Module) and len(tree.body) == 1:
+            return tree.body[0]
+    return None
+
+
+def _header(node: ast.AST) -> str:
+    """What a pattern says of a node: all of an expression; a block's header only."""
+    if isinstance(node, ast.If | ast.While):
+        return ast.dump(node.test)
+    if isinstance(node, ast.For | ast.AsyncFor):
+        return ast.dump(node.target) + ast.dump(node.iter)
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return "".join(ast.dump(item) for item in node.items)
+    return ast.dump(node)
 
 
 def _attributed(problem: Problem, entry: Entry) -> Problem:

@@ -313,6 +313,8 @@ def test_a_transform_entry_and_deletion(project):
 
 @pytest.mark.slow
 def test_python_m_guardcheck_in_a_real_subprocess(project):
+    """Also a regression: a changed guard (`after <= before`) still guarding the reset was
+    reported as "bug-back" because `replace` (the reset alone) matched inside it."""
     root = two_entries(project)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "guardcheck", "check"]
