@@ -16,14 +16,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from guardcheck import git
 from guardcheck.errors import GuardcheckError
 
 
-def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise GuardcheckError("guardcheck needs git here, and git is not on PATH") from None
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return git.run(cwd, *args, missing="guardcheck needs git here, and git is not on PATH")
 
 
 @dataclass(frozen=True)
@@ -37,7 +35,7 @@ class Base:
 
 
 def _toplevel(root: Path, command: str) -> Path:
-    found = git(root, "rev-parse", "--show-toplevel")
+    found = _git(root, "rev-parse", "--show-toplevel")
     if found.returncode != 0:
         raise GuardcheckError(
             f"{root} is not inside a git repository, so there is no base revision to compare "
@@ -47,7 +45,7 @@ def _toplevel(root: Path, command: str) -> Path:
 
 
 def _commit(top: Path, rev: str) -> str | None:
-    parsed = git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    parsed = _git(top, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
     return parsed.stdout.strip() if parsed.returncode == 0 else None
 
 
@@ -67,7 +65,7 @@ def resolve_base(root: Path, rev: str | None, *, command: str) -> Base:
     for branch in ("origin/HEAD", "main", "master"):
         if _commit(top, branch) is None:
             continue
-        merged = git(top, "merge-base", "HEAD", branch)
+        merged = _git(top, "merge-base", "HEAD", branch)
         if merged.returncode == 0 and merged.stdout.strip():
             return Base(f"merge-base with {branch}", merged.stdout.strip(), top, prefix)
     raise GuardcheckError(
@@ -84,7 +82,7 @@ def base_worktrees(base: Base, count: int = 1) -> Iterator[list[Path]]:
     try:
         for index in range(count):
             tree = scratch / f"base-{index}"
-            done = git(base.top, "worktree", "add", "--detach", "--quiet", str(tree), base.sha)
+            done = _git(base.top, "worktree", "add", "--detach", "--quiet", str(tree), base.sha)
             if done.returncode != 0:
                 raise GuardcheckError(
                     f"git worktree add of {base.sha[:10]} failed: {done.stderr.strip()}"
@@ -93,6 +91,6 @@ def base_worktrees(base: Base, count: int = 1) -> Iterator[list[Path]]:
         yield [tree / base.prefix if base.prefix else tree for tree in added]
     finally:
         for tree in added:
-            git(base.top, "worktree", "remove", "--force", str(tree))
-        git(base.top, "worktree", "prune")
+            _git(base.top, "worktree", "remove", "--force", str(tree))
+        _git(base.top, "worktree", "prune")
         shutil.rmtree(scratch, ignore_errors=True)

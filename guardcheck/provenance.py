@@ -17,7 +17,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from guardcheck import __version__
+from guardcheck import __version__, git
 from guardcheck.catalogue.load import catalogue_files
 from guardcheck.errors import GuardcheckError
 from guardcheck.model import Mutant, Provenance, Revision
@@ -45,9 +45,7 @@ def git_revision(root: Path) -> Revision | None:
 
 
 def _git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=True, timeout=30
-    ).stdout
+    return git.run(root, *args, check=True, timeout=30).stdout
 
 
 def run_config(options: RunOptions, selected: Sequence[Mutant]) -> dict[str, object]:

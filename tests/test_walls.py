@@ -27,9 +27,11 @@ WALLS: dict[str, set[str]] = {
     # Flags in, one `api` call, a rendered report out.
     "commands": {"api", "reports", "commands"},
     "lint": {"model", "errors", "exitcodes"},
-    "equiv": {"model", "errors", "exitcodes"},
-    # A sweep builds Mutants with edit's public engine and catalogue's id rules.
-    "sweep": {"model", "errors", "exitcodes", "splices", "edit", "catalogue"},
+    # `git`: one helper that runs git (it imports only `errors`), for a revision's files.
+    "equiv": {"model", "errors", "exitcodes", "git"},
+    # A sweep builds Mutants with edit's public engine and catalogue's id rules; `git` for
+    # `--since`.
+    "sweep": {"model", "errors", "exitcodes", "splices", "edit", "catalogue", "git"},
     "shard": {"model", "errors", "splices"},
     # A capability built on the pipeline: lab and catalogue work goes through it; its reports
     # escape project text with reports' shared rules (`reports.escaping`); it calls the leaf

@@ -28,7 +28,6 @@ import builtins
 import importlib
 import importlib.abc
 import linecache
-import subprocess
 import sys
 import types
 from collections.abc import Sequence
@@ -37,13 +36,10 @@ from importlib.machinery import ModuleSpec
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from guardcheck import git
 from guardcheck.errors import GuardcheckError
 
 ALIAS_PREFIX = "__guardcheck_rev_"
-
-
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
 
 
 @dataclass
@@ -58,30 +54,30 @@ class GitTree:
 
     @classmethod
     def open(cls, start: Path, revision: str) -> GitTree:
-        found = _git(start, "rev-parse", "--show-toplevel")
+        found = git.run(start, "rev-parse", "--show-toplevel")
         if found.returncode != 0:
             raise GuardcheckError(
                 f"@{revision}: {start} is not inside a git repository, so no revision can be "
                 "loaded\n  fix: drop the @REV suffix, or run guardcheck from the repository"
             )
-        top = Path(found.stdout.decode().strip())
-        parsed = _git(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+        top = Path(found.stdout.strip())
+        parsed = git.run(top, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
         if parsed.returncode != 0:
             raise GuardcheckError(
                 f"@{revision}: not a revision of the repository at {top}\n"
                 "  fix: name a commit, branch or tag that `git rev-parse` knows (e.g. HEAD~1)"
             )
-        sha = parsed.stdout.decode().strip()
-        listed = _git(top, "ls-tree", "-r", "--name-only", "-z", sha)
-        paths = frozenset(p for p in listed.stdout.decode().split("\0") if p)
+        sha = parsed.stdout.strip()
+        listed = git.run(top, "ls-tree", "-r", "--name-only", "-z", sha)
+        paths = frozenset(p for p in listed.stdout.split("\0") if p)
         return cls(top=top, sha=sha, label=revision, paths=paths)
 
     def read(self, path: str) -> str:
         if path not in self._blobs:
-            shown = _git(self.top, "show", f"{self.sha}:{path}")
+            shown = git.run(self.top, "show", f"{self.sha}:{path}")
             if shown.returncode != 0:  # pragma: no cover - the path came from ls-tree
                 raise GuardcheckError(f"git show {self.sha[:10]}:{path} failed")
-            self._blobs[path] = shown.stdout.decode("utf-8")
+            self._blobs[path] = shown.stdout
         return self._blobs[path]
 
     def is_dir(self, path: str) -> bool:

@@ -8,10 +8,10 @@ posix and relative to `root`, like sweep mutants' paths.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from guardcheck import git
 from guardcheck.errors import GuardcheckError
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -88,18 +88,14 @@ def _line_count(path: Path) -> int:
 
 
 def _git(root: Path, args: list[str]) -> str:
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            check=False,
-        )
-    except FileNotFoundError:
-        raise GuardcheckError("`--since` needs git, which is not on PATH") from None
+    done = git.run(
+        root,
+        "-c",
+        "core.quotepath=off",
+        *args,
+        missing="`--since` needs git, which is not on PATH",
+        errors="replace",
+    )
     if done.returncode != 0:
         message = done.stderr.strip().splitlines()
         raise GuardcheckError(

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from guardcheck import git
 from guardcheck.child.workdirs import LARGE
 from guardcheck.errors import GuardcheckError
 from guardcheck.options import RunOptions
@@ -337,8 +338,4 @@ def _read_manifest(path: Path) -> dict:
 
 def _git(cwd: Path, *args: str, check: bool = True) -> str:
     # The user's GIT_DIR & co. (e.g. inside a git hook) must not redirect us to their repo.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=check
-    )
-    return done.stdout
+    return git.run(cwd, *args, check=check, scrub_env=True).stdout
