@@ -80,6 +80,7 @@ class StaleEntry:
     line: int
     target: str  # the target file the change touched
     message: str  # the hard error, as `guardcheck check` prints it
+    kind: str = "stale"  # the hard error's kind: "stale", "bug-back" (the bug is back), ...
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def to_text(report: ReviewReport) -> str:
         (UNPINNED, report.unpinned),
     ):
         lines += [f"{category} {t.nodeid}: {t.reason}" for t in tests]
-    lines += [f"stale {e.entry_id} ({e.path}:{e.line})" for e in report.stale]
+    lines += [f"{e.kind} {e.entry_id} ({e.path}:{e.line})" for e in report.stale]
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join([lines[0], *(f"  {one_line(line)}" for line in lines[1:])])
 
@@ -186,7 +186,7 @@ def annotations(report: ReviewReport) -> list[str]:
         (UNPINNED, report.unpinned),
     ):
         out += [warning(t.path, t.line, f"{category}: {t.nodeid}: {t.reason}") for t in tests]
-    out += [warning(e.path, e.line, f"{STALE}: {e.entry_id}") for e in report.stale]
+    out += [warning(e.path, e.line, f"{e.kind}: {e.entry_id}") for e in report.stale]
     return out
 
 

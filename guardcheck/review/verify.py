@@ -102,6 +102,7 @@ def _catalogue(options: RunOptions, change: Change) -> tuple[list[Mutant], list[
             line=p.where.line if p.where else 0,
             target=target[p.entry_id],
             message=p.render(),
+            kind=p.kind,
         )
         for p in problems
         if p.entry_id and target.get(p.entry_id) in change.lines

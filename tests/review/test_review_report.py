@@ -179,3 +179,14 @@ def test_json_carries_the_kill_matrix_and_the_sample():
     assert data["sample"] == {"total": 40, "kept": 10, "seed": 3}
     (line,) = data["lines"]
     assert line["survivors"][0]["mutated"] == HOSTILE_MUTANT
+
+
+def test_a_returned_bug_is_said_as_such_in_the_console_and_annotations():
+    """Issue 23 point 5: review printed an entry whose bug is back as `stale ID`, the
+    advice to delete it; it now says `bug-back ID`, as `check` does."""
+    report = ReviewReport("HEAD~1", "0" * 40, frozenset({"stale"}))
+    report.stale = [
+        StaleEntry("ungated", "mutations/x.toml", 4, "app/x.py", "msg", kind="bug-back")
+    ]
+    assert "  bug-back ungated (mutations/x.toml:4)" in to_text(report).splitlines()
+    assert annotations(report) == ["::warning file=mutations/x.toml,line=4::bug-back: ungated"]
