@@ -59,8 +59,8 @@ def _truthy_literal(node: cst.BaseExpression) -> bool:
 
 
 def _describe(value: object) -> str:
-    if value is True:
-        return "True"
+    if value is True or value is Ellipsis:
+        return repr(value)
     if isinstance(value, str | bytes):
         return "a non-empty string"
     if isinstance(value, int | float | complex):
