@@ -475,6 +475,8 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
     if done_path.exists():
         done = {r["id"]: r for r in map(json.loads, done_path.read_text().splitlines())}
     ids = choose(verdicts, args.sample, args.survivors, args.seed)
+    # And every mutant where mutmut's class differs: the oracle says which tool is right.
+    ids = sorted({*ids, *(d["guardcheck"] for d in mutmut_disagreements(lib, verdicts))})
     ids_match = (load(lib.state("oracle")) or {}).get("ids_match_sweep")
     todo = [i for i in ids if i not in done]
     if todo:
@@ -636,6 +638,25 @@ def agree(gc: str, other: str) -> bool:
     return squash.get(gc, gc) == squash.get(other, other)
 
 
+def mutmut_disagreements(lib: Library, verdicts: dict[str, str]) -> list[dict[str, Any]]:
+    """Paired mutants whose caught / not-caught class differs between the two tools."""
+    mutmut_r = load(lib.state("mutmut")) or {}
+    mm_verdicts = mutmut_r.get("verdicts", {})
+    out = []
+    for key, gid in mutmut_r.get("pairs", []):
+        a = sb._MUTMUT_CLASS.get(mm_verdicts.get(key, ""), sb.OTHER)
+        if a != sb.OTHER and not agree(gc_class(verdicts.get(gid)), a):
+            out.append(
+                {
+                    "mutmut": key,
+                    "mutmut_verdict": mm_verdicts.get(key),
+                    "guardcheck": gid,
+                    "guardcheck_verdict": verdicts.get(gid),
+                }
+            )
+    return out
+
+
 def summarise(lib: Library) -> dict[str, Any]:
     plain_r, sweep_r = load(lib.state("plain")) or {}, load(lib.state("sweep")) or {}
     oracle_r, mutmut_r = load(lib.state("oracle")) or {}, load(lib.state("mutmut")) or {}
@@ -662,22 +683,12 @@ def summarise(lib: Library) -> dict[str, Any]:
             agreed += 1
         else:
             disagreements.append(entry)
-    mm_agree = mm_total = 0
-    mm_disagree = []
-    for key, gid in mutmut_r.get("pairs", []):
-        a, b = sb._MUTMUT_CLASS.get(mm_verdicts.get(key, ""), sb.OTHER), gc_class(verdicts.get(gid))
-        mm_total += 1
-        if agree(b, a):
-            mm_agree += 1
-        else:
-            mm_disagree.append(
-                {
-                    "mutmut": key,
-                    "mutmut_verdict": mm_verdicts.get(key),
-                    "guardcheck": gid,
-                    "guardcheck_verdict": verdicts.get(gid),
-                }
-            )
+    mm_disagree = mutmut_disagreements(lib, verdicts)
+    mm_total = sum(  # mutants mutmut decided (not "not checked", "suspicious", ...)
+        sb._MUTMUT_CLASS.get(mutmut_r["verdicts"].get(key, ""), sb.OTHER) != sb.OTHER
+        for key, _ in mutmut_r.get("pairs", [])
+    )
+    mm_agree = mm_total - len(mm_disagree)
     return {
         "name": lib.name,
         "version": lib.version,
@@ -699,6 +710,7 @@ def summarise(lib: Library) -> dict[str, Any]:
         "mutmut_paired": mm_total,
         "mutmut_agreed": mm_agree,
         "mutmut_disagreements": mm_disagree,
+        "by_hand": {row["id"]: oracle_class(row) for row in oracle_r.get("rows", [])},
         "mutmut_statuses": mutmut_r.get("statuses"),
         "gc_wall_s": sweep_r.get("wall_s"),
         "mm_wall_s": mutmut_r.get("wall_s"),
@@ -730,7 +742,8 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     for r in rows:
         p = r["plain"]
         base = {True: "yes", False: "**no**", None: "-"}[r["baseline_agree"]]
-        base += f" (pytest exit {p.get('exit')}, {p.get('counts', {}).get('passed', '?')} passed;"
+        counts = ", ".join(f"{n} {k}" for k, n in (p.get("counts") or {}).items())
+        base += f" (pytest exit {p.get('exit')}: {counts};"
         base += f" guardcheck exit {r['guardcheck_exit']}"
         base += f", {r['guardcheck_baseline_tests']} tests)"
         judged = r["oracle_n"] - len(r["oracle_errors"])
@@ -739,7 +752,7 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
         ratio = (mm_wall / r["gc_wall_s"]) if mm_wall and r["gc_wall_s"] else None
         mm_cell = pct(r["mutmut_agreed"], r["mutmut_paired"]) if ran else "-"
         if not ran and r["mutmut_exit"]:
-            mm_cell = f"mutmut's own clean run fails (exit {r['mutmut_exit']})"
+            mm_cell = f"mutmut stopped before any mutant (exit {r['mutmut_exit']})"
         lines.append(
             "| "
             + " | ".join(
@@ -787,12 +800,12 @@ def disagreement_list(rows: Sequence[dict[str, Any]]) -> str:
 def mutmut_list(rows: Sequence[dict[str, Any]]) -> str:
     out = []
     for r in rows:
-        if r["mutmut_disagreements"]:
-            c = Counter(
-                f"mutmut {d['mutmut_verdict']} / guardcheck {d['guardcheck_verdict']}"
-                for d in r["mutmut_disagreements"]
+        for d in r["mutmut_disagreements"]:
+            hand = r["by_hand"].get(d["guardcheck"], "not run")
+            out.append(
+                f"- {r['name']} `{d['guardcheck']}`: mutmut {d['mutmut_verdict']},"
+                f" guardcheck {d['guardcheck_verdict']}, by hand **{hand}**"
             )
-            out.append(f"- {r['name']}: " + ", ".join(f"{n}x {k}" for k, n in c.most_common()))
     return "\n".join(out) or "none"
 
 
