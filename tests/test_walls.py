@@ -20,7 +20,8 @@ PACKAGE = ROOT / "guardcheck"
 WALLS: dict[str, set[str]] = {
     # Runs inside the user's pytest: the less it drags in, the less it disturbs.
     "child": {"model", "messages"},
-    "catalogue": {"model", "errors", "exitcodes", "options", "edit", "splices"},
+    # `pytestrun`: the `--collect-only` run, through the one pytest-subprocess helper.
+    "catalogue": {"model", "errors", "exitcodes", "options", "edit", "splices", "pytestrun"},
     "edit": {"model", "errors", "exitcodes", "splices"},
     # splices.py is part of the value layer: model re-exports its Splice.
     "reports": {"model", "splices"},
@@ -43,6 +44,7 @@ WALLS: dict[str, set[str]] = {
         "errors",
         "exitcodes",
         "gitbase",
+        "pytestrun",
         "reports",
         "equiv",
         "catalogue",
@@ -57,6 +59,7 @@ WALLS: dict[str, set[str]] = {
         "exitcodes",
         "messages",
         "gitbase",
+        "pytestrun",
         "reports",
         "lint",
     },

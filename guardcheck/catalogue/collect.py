@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
+from guardcheck import pytestrun
 from guardcheck.errors import GuardcheckError
 from guardcheck.options import RunOptions
 
@@ -21,18 +20,12 @@ class CollectFailed(GuardcheckError):
         super().__init__("\n".join(lines))
 
 
+def _collect_args(settings: RunOptions) -> list[str]:
+    return ["--collect-only", "-q", *settings.tests, *settings.pytest_args]
+
+
 def collect_command(settings: RunOptions) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "--collect-only",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        *settings.tests,
-        *settings.pytest_args,
-    ]
+    return pytestrun.command(_collect_args(settings))
 
 
 def collected_test_ids(settings: RunOptions) -> tuple[str, ...]:
@@ -43,16 +36,9 @@ def collected_test_ids(settings: RunOptions) -> tuple[str, ...]:
     """
     command = collect_command(settings)
     # No .pyc files and no cache: collecting must not change the working tree.
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     try:
-        done = subprocess.run(
-            command,
-            cwd=settings.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=COLLECT_TIMEOUT_SECONDS,
-            check=False,
+        done = pytestrun.run(
+            settings.root, _collect_args(settings), timeout=COLLECT_TIMEOUT_SECONDS
         )
     except subprocess.TimeoutExpired:
         raise CollectFailed(
@@ -61,12 +47,11 @@ def collected_test_ids(settings: RunOptions) -> tuple[str, ...]:
         ) from None
     # 5 is "no tests collected": an empty but valid collection.
     if done.returncode not in (0, 5):
-        output = (done.stdout + done.stderr).splitlines()
         raise CollectFailed(
             f"pytest could not collect the tests (exit code {done.returncode}), "
             "so `killed_by` cannot be checked",
             f"make `python {' '.join(command[1:])}` succeed in {settings.root}",
-            tuple(f"| {line}" for line in output[-15:]),
+            tuple(f"| {line}" for line in pytestrun.tail_lines(done.stdout + done.stderr)),
         )
     return tuple(_node_ids(done.stdout))
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import tempfile
 import textwrap
 import xml.etree.ElementTree as ET
@@ -12,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from guardcheck import pytestrun
 from guardcheck.errors import GuardcheckError
 
 
@@ -49,30 +48,15 @@ def run_suites(requests: Sequence[SuiteRequest], timeout: float) -> list[SuiteRu
     (each is one pytest process; they share nothing but the CPU)."""
     with tempfile.TemporaryDirectory(prefix="guardcheck-junit-") as scratch:
         started = []
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         for index, request in enumerate(requests):
             xml_path = Path(scratch) / f"results-{index}.xml"
-            command = [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-p",
-                "no:cacheprovider",
+            args = [
                 "-vv",  # assertion diffs in full, never "...": they are the evidence
-                "-o",
-                "junit_family=xunit1",  # xunit1 records each case's file and line
-                f"--junitxml={xml_path}",
+                *pytestrun.junit_args(xml_path),  # xunit1 records each case's file and line
                 *request.pytest_args,
                 *request.paths,
             ]
-            process = subprocess.Popen(
-                command,
-                cwd=request.root,
-                env=env,
-                text=True,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-            )
+            process = pytestrun.start(request.root, args, merge_output=True)
             started.append((request, process, xml_path))
         try:
             return [
@@ -90,28 +74,17 @@ def _finish(
     request: SuiteRequest, process: subprocess.Popen[str], xml_path: Path, timeout: float
 ) -> SuiteRun:
     try:
-        output, _ = process.communicate(timeout=timeout)
+        done = pytestrun.finish(process, timeout)
     except subprocess.TimeoutExpired:
         raise GuardcheckError(
             f"the base tests did not finish within {timeout:.0f} s in {request.root}\n"
             "  fix: find the test that hangs with `python -m pytest` at the base, or run the "
             "other checks with --only"
         ) from None
-    tail = "\n".join(output.strip().splitlines()[-15:])
-    run = SuiteRun(process.returncode, output_tail=tail)
+    run = SuiteRun(done.returncode, output_tail=done.tail)
     if xml_path.is_file():
         run.cases = _parse(xml_path)
     return run
-
-
-def _nodeid(case: ET.Element) -> str:
-    file = case.get("file") or ""
-    classname, name = case.get("classname") or "", case.get("name") or ""
-    if not classname:  # a collection error: pytest names the module in `name`
-        return file or name.replace(".", "/") + ".py"
-    module = file[:-3].replace("/", ".") if file.endswith(".py") else file
-    classes = classname[len(module) :].lstrip(".") if classname.startswith(module) else ""
-    return "::".join(part for part in (file, *classes.split("."), name) if part)
 
 
 def _first_line(text: str | None) -> str:
@@ -136,7 +109,7 @@ def _why(bad: ET.Element) -> str:
 
 def _parse(xml_path: Path) -> dict[str, CaseResult]:
     cases: dict[str, CaseResult] = {}
-    for case in ET.parse(xml_path).getroot().iter("testcase"):
+    for case in pytestrun.junit_cases(xml_path):
         bad = case.find("failure")
         if bad is None:
             bad = case.find("error")
@@ -147,7 +120,7 @@ def _parse(xml_path: Path) -> dict[str, CaseResult]:
             message = _why(bad)
             explanation = _explanation(bad)
         line = case.get("line")
-        nodeid = _nodeid(case)
+        nodeid = pytestrun.junit_nodeid(case)
         previous = cases.get(nodeid)
         failed = bad is not None or (previous is not None and previous.failed)
         cases[nodeid] = CaseResult(
