@@ -7,7 +7,9 @@ child for the baseline (under coverage.py, per-test contexts), then, when the
 lab asks for more than one baseline run, one plain child per further run, one
 after the other; then one child per "mutant" message from the lab. It never
 runs a test itself, so caches a test warms (lru_cache, memo dicts) never reach
-later children, and each baseline run starts as cold as the first.
+later children, and each baseline run starts as cold as the first. This module is
+the plugin and the fork server (the event loop; children forked, watched, reaped,
+killed and reported); what a child runs once forked is in child/jobs.py.
 
 Lifetime: the host stops when its control socket closes (the lab finished or
 died) or on SIGTERM (the lab stopping it, or PR_SET_PDEATHSIG); either way it
@@ -26,11 +28,8 @@ import selectors
 import shlex
 import signal
 import socket
-import sys
-import threading
 import time
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,26 +42,21 @@ from guardcheck.child import baselineparts, workdirs
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
-from guardcheck.child.diskreads import DiskReads
-from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
-from guardcheck.child.hypothesis_constants import see_mutated_constants
-from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importwatch import ImportWatch
-from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture, run_items, use_capture
+from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture
+from guardcheck.child.jobs import MAX_LOG, JobMain, Jobs
 from guardcheck.child.origins import foreign_modules
 from guardcheck.child.procs import (
     children_of,
     describe_exit,
     kill_descendants,
     kill_group,
-    limit_address_space,
     set_pdeathsig,
     set_subreaper,
 )
-from guardcheck.model import TestOutcome, TestResult
+from guardcheck.model import TestResult
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
-_MAX_LOG = 64_000
 
 _collect_errors: list[str] = []
 _host: Host | None = None
@@ -178,6 +172,9 @@ class Child:
 
 
 class Host:
+    """The fork server: serves the lab's control socket, forks a child per job (the bodies
+    in `jobs`), watches their pipes and deadlines, reaps them and reports how each ended."""
+
     def __init__(
         self,
         session: pytest.Session,
@@ -198,7 +195,6 @@ class Host:
         self.origin = settings.origin
         self.baseline_runs = settings.baseline_runs
         self.baseline_timeout = settings.baseline_timeout
-        self.memory_limit_mb = settings.memory_limit_mb
         self.baseline_due = 0  # the baseline run to fork next, once the previous one reported
         self.baseline_workers = max(1, settings.baseline_workers)
         self.parts: list[messages.ChildEnded] = []  # run 1's parts that reported so far
@@ -217,6 +213,7 @@ class Host:
         self.pid = os.getpid()
         self.boot = self.scratch / "boot"  # the followed processes' sitecustomize (_prepare)
         self.spawners: frozenset[str] = frozenset()  # tests that started processes (baseline)
+        self.jobs = Jobs(session, self.items, self.recorder, self.captures, settings, self.boot)
 
     # -- the lab's side --------------------------------------------------------
 
@@ -284,7 +281,7 @@ class Host:
 
     # -- children ----------------------------------------------------------------
 
-    def _fork(self, key: int, main: Callable[[int, Child], None], timeout: float | None) -> None:
+    def _fork(self, key: int, main: JobMain, timeout: float | None) -> None:
         forking = time.perf_counter()
         read, write = os.pipe()
         slot = self.sandbox.take()
@@ -293,11 +290,10 @@ class Host:
         deadline = time.monotonic() + timeout if timeout is not None else None
         pid = os.fork()
         if pid == 0:
-            child = Child(key, os.getpid(), write, deadline, timeout, slot)
             try:
                 os.close(read)
                 self._become_child()
-                main(write, child)
+                main(write, slot)
             except BaseException as exc:  # report, never unwind into the host's code
                 crash = f"{type(exc).__name__}: {exc}".strip()
                 with contextlib.suppress(OSError):
@@ -322,12 +318,6 @@ class Host:
         for other in [*self.children.values(), *self.exiting]:
             os.close(other.fd)
 
-    def _enter_scratch(self, child: Child) -> None:
-        os.chdir(child.slot.cwd)
-        # Private basetemp: no numbering races between siblings, emptied after the child.
-        self.config._tmp_path_factory._basetemp = child.slot.tmp  # type: ignore[attr-defined]
-        use_capture(self.config, self.captures.get(child.slot.tmp))
-
     def _start_baseline(self, workers: int) -> None:
         """Run 1, under coverage: whole test files split over `workers` children."""
         items = list(self.items.values())
@@ -335,63 +325,8 @@ class Host:
         self.parts = []
         self.parts_expected = len(groups)
         for group in groups:
-            main = functools.partial(self._baseline_main, items=group)
+            main = functools.partial(self.jobs.baseline, items=group)
             self._fork(-1, main, self.baseline_timeout)
-
-    def _baseline_main(self, out: int, child: Child, items: list[pytest.Item]) -> None:
-        from coverage import Coverage
-
-        self._enter_scratch(child)
-        cov = Coverage(data_file=None, source=self.source, config_file=False, messages=False)
-        cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
-        cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
-        announce = _announcer(out)
-        follower = Follower.for_baseline(self._follow_folder(), self.boot, self.source)
-        follower.enter()
-
-        def before(item: pytest.Item) -> None:
-            announce(item)
-            follower.test_starting(item.nodeid)
-            cov.switch_context(item.nodeid)
-
-        cov.start()
-        # Forked workers carry this tracer on: they write what they saw as they end.
-        dump_coverage_at_exit(cov, str(follower.folder), owner=os.getpid(), context=str)
-        try:
-            results = run_items(self.session, items, self.recorder, bail=False, before=before)
-        finally:
-            cov.stop()
-        index = {nodeid: n for n, nodeid in enumerate(self.items)}
-        data = cov.get_data()
-        coverage = {}
-        for filename in data.measured_files():
-            by_line = data.contexts_by_lineno(filename)
-            coverage[filename] = {
-                str(line): [index[c] for c in contexts if c in index]
-                for line, contexts in by_line.items()
-            }
-        _merge_followed(coverage, follower, index)
-        report = messages.ChildReport(
-            tests=results,
-            coverage=coverage,
-            log=self._log(),
-            unfollowed=follower.unfollowed(),
-            spawners=follower.spawners(),
-            # Modules the tests imported lazily: collection was checked already.
-            foreign=foreign_modules(self.origin, self.root, self.source),
-        )
-        messages.send(out, report)
-
-    def _rerun_main(self, out: int, child: Child) -> None:
-        """A further baseline run: every test again, without coverage, to expose flaky ones."""
-        self._enter_scratch(child)
-        _stop_tracing()
-        items = list(self.items.values())
-        results = run_items(self.session, items, self.recorder, bail=False, before=_announcer(out))
-        messages.send(out, messages.ChildReport(tests=results, log=self._log()))
-
-    def _log(self, notes: list[str] | None = None) -> str:
-        return "\n".join([*(notes or []), *self.recorder.log])[-_MAX_LOG:]
 
     def _start_mutant(self, message: messages.RunMutant) -> None:
         """Activate in the host, fork (the child inherits the mutant), undo in the host."""
@@ -405,88 +340,10 @@ class Host:
             return
         try:
             reexecuted = applied.finder.executed if applied.finder is not None else []
-            main = self._mutant_main(message, seen, applied.notes, reexecuted)
+            main = self.jobs.mutant(message, seen, applied.notes, reexecuted, self.spawners)
             self._fork(message.key, main, message.timeout)
         finally:
             applied.undo()
-
-    def _mutant_main(
-        self,
-        message: messages.RunMutant,
-        seen: set[str],
-        notes: list[str],
-        reexecuted: list[str],
-    ) -> Callable[[int, Child], None]:
-        """`reexecuted`: mutated files a test executed again from the served text (runpy,
-        reload). Their code carries no markers, so that only counts as evidence for a
-        failing test, whose kill the control run then confirms without the mutant."""
-
-        def main(out: int, child: Child) -> None:
-            timing = {"child": time.perf_counter()}
-            limit_address_space(self.memory_limit_mb)
-            self._enter_scratch(child)
-            _stop_tracing()
-            items = [self.items[n] for n in message.tests if n in self.items]
-            stop_at_first_failure(items)  # a kill needs a failure, not the minimal example
-            see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in message.files})
-            reads = DiskReads(f.filename for f in message.files)
-            follower = self._mutant_follower(message)
-            timing["ready"] = time.perf_counter()
-            bail = not message.matrix
-            hold = frozenset(message.hold)  # named killers: each must run, and fail
-            announce = _announcer(out)
-            failed_after_reexecution: set[str] = set()
-
-            def before(item: pytest.Item) -> None:
-                announce(item)
-                follower.test_starting(item.nodeid)
-                reads.current = item.nodeid
-
-            def after(result: TestResult) -> None:
-                # Each result as it comes: a timeout later on must not discard a kill.
-                evidence = bool(seen) or follower.has_evidence()
-                if result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) and reexecuted:
-                    evidence = True
-                    failed_after_reexecution.update(reexecuted)
-                messages.send(out, messages.TestFinished(result, evidence))
-
-            results = run_items(
-                self.session,
-                items,
-                self.recorder,
-                bail=bail,
-                before=before,
-                hold=hold,
-                after=after,
-            )
-            timing["tested"] = time.perf_counter()
-            report = messages.ChildReport(
-                tests=results,
-                evidence=[
-                    *sorted(seen),
-                    *follower.evidence(),
-                    *(f"re-executed {p}" for p in sorted(failed_after_reexecution)),
-                ],
-                log=self._log(notes),
-                timing=timing,
-                unfollowed={**follower.unfollowed(), **reads.found},
-            )
-            messages.send(out, report)
-
-        return main
-
-    def _follow_folder(self) -> Path:
-        return self.scratch / "follow" / str(os.getpid())
-
-    def _mutant_follower(self, message: messages.RunMutant) -> Follower | StartWatch:
-        """The tests' subprocesses import the mutated tree; forked workers inherit the swap."""
-        if self.spawners.isdisjoint(message.tests):
-            return StartWatch()  # nothing to follow: no spec file to write
-        trees = {os.path.realpath(f.filename): f.tree for f in message.files}
-        follower = Follower.for_mutant(self._follow_folder(), self.boot, trees=trees)
-        follower.enter()
-        follower.mark_in_forks()
-        return follower
 
     def _step(self) -> None:
         for key, _ in self.selector.select(self._wait()):
@@ -510,7 +367,7 @@ class Host:
             self._start_baseline(workers=1)
         if self.baseline_due:
             run, self.baseline_due = self.baseline_due, 0
-            self._fork(-run, self._rerun_main, self.baseline_timeout)
+            self._fork(-run, self.jobs.rerun, self.baseline_timeout)
 
     def _wait(self) -> float:
         if self.exiting:
@@ -683,31 +540,5 @@ class SilentReporter:
         return getattr(self._reporter, name)
 
 
-def _merge_followed(
-    coverage: dict[str, dict[str, list[int]]], follower: Follower, index: dict[str, int]
-) -> None:
-    """Lines the tests' subprocesses and workers ran, under the test that started them."""
-    for filename, by_line in follower.coverage():
-        lines = coverage.setdefault(filename, {})
-        for line, nodeids in by_line.items():
-            known = {index[n] for n in nodeids if n in index}
-            lines[line] = sorted(known.union(lines.get(line, [])))
-
-
-def _announcer(out: int) -> Callable[[pytest.Item], None]:
-    """A `before` callback telling the host which test a child starts (named on a crash)."""
-
-    def before(item: pytest.Item) -> None:
-        messages.send(out, messages.TestStarted(item.nodeid))
-
-    return before
-
-
-def _stop_tracing() -> None:
-    if sys.gettrace() is not None:  # e.g. pytest-cov's tracer: pure slowdown in a child
-        sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
-
-
 def _trace() -> str:
-    return traceback.format_exc()[-_MAX_LOG:]
+    return traceback.format_exc()[-MAX_LOG:]

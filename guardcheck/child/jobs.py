@@ -1,0 +1,221 @@
+"""What a child forked by the host runs: the baseline, a further baseline run, a mutant.
+
+The host (child/host.py) forks and reaps; each job body here runs in the forked child,
+in the working folder and basetemp of its slot, and sends what it found to the host
+over its pipe (`out`): `TestStarted` before each test, `TestFinished` after each test of
+a mutant run, and one `ChildReport` at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from _pytest.capture import MultiCapture
+
+from guardcheck import messages
+from guardcheck.child import workdirs
+from guardcheck.child.diskreads import DiskReads
+from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
+from guardcheck.child.hypothesis_constants import see_mutated_constants
+from guardcheck.child.hypothesis_phases import stop_at_first_failure
+from guardcheck.child.itemrun import Recorder, run_items, use_capture
+from guardcheck.child.origins import foreign_modules
+from guardcheck.child.procs import limit_address_space
+from guardcheck.model import TestOutcome, TestResult
+
+MAX_LOG = 64_000  # characters of a child's log (and of a traceback) sent to the lab
+
+# A job's body, as the host forks it: (the child's end of its pipe, its slot).
+JobMain = Callable[[int, workdirs.Slot], None]
+
+
+@dataclass
+class Jobs:
+    """The host's collected session and what every job shares; a child runs one job."""
+
+    session: pytest.Session
+    items: dict[str, pytest.Item]  # by node id, in collection order
+    recorder: Recorder
+    captures: dict[Path, MultiCapture[str] | None]  # per sandbox slot (filled by the host)
+    settings: messages.HostConfig
+    boot: Path  # the followed processes' sitecustomize
+
+    def baseline(self, out: int, slot: workdirs.Slot, items: list[pytest.Item]) -> None:
+        """Run 1, or one part of it: `items` under coverage, one context per test."""
+        from coverage import Coverage
+
+        self._enter_scratch(slot)
+        source = self.settings.source
+        cov = Coverage(data_file=None, source=source, config_file=False, messages=False)
+        cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
+        cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
+        announce = _announcer(out)
+        follower = Follower.for_baseline(self._follow_folder(), self.boot, source)
+        follower.enter()
+
+        def before(item: pytest.Item) -> None:
+            announce(item)
+            follower.test_starting(item.nodeid)
+            cov.switch_context(item.nodeid)
+
+        cov.start()
+        # Forked workers carry this tracer on: they write what they saw as they end.
+        dump_coverage_at_exit(cov, str(follower.folder), owner=os.getpid(), context=str)
+        try:
+            results = run_items(self.session, items, self.recorder, bail=False, before=before)
+        finally:
+            cov.stop()
+        index = {nodeid: n for n, nodeid in enumerate(self.items)}
+        data = cov.get_data()
+        coverage = {}
+        for filename in data.measured_files():
+            by_line = data.contexts_by_lineno(filename)
+            coverage[filename] = {
+                str(line): [index[c] for c in contexts if c in index]
+                for line, contexts in by_line.items()
+            }
+        _merge_followed(coverage, follower, index)
+        report = messages.ChildReport(
+            tests=results,
+            coverage=coverage,
+            log=self._log(),
+            unfollowed=follower.unfollowed(),
+            spawners=follower.spawners(),
+            # Modules the tests imported lazily: collection was checked already.
+            foreign=foreign_modules(self.settings.origin, self.settings.root, source),
+        )
+        messages.send(out, report)
+
+    def rerun(self, out: int, slot: workdirs.Slot) -> None:
+        """A further baseline run: every test again, without coverage, to expose flaky ones."""
+        self._enter_scratch(slot)
+        _stop_tracing()
+        items = list(self.items.values())
+        results = run_items(self.session, items, self.recorder, bail=False, before=_announcer(out))
+        messages.send(out, messages.ChildReport(tests=results, log=self._log()))
+
+    def mutant(
+        self,
+        message: messages.RunMutant,
+        seen: set[str],
+        notes: list[str],
+        reexecuted: list[str],
+        spawners: frozenset[str],
+    ) -> JobMain:
+        """The mutant's job, forked while the host has it activated. `seen`: the evidence
+        markers that fired; `reexecuted`: mutated files a test executed again from the
+        served text (runpy, reload). Their code carries no markers, so that only counts as
+        evidence for a failing test, whose kill the control run then confirms without the
+        mutant. `spawners`: the tests that started processes in the baseline."""
+
+        def main(out: int, slot: workdirs.Slot) -> None:
+            timing = {"child": time.perf_counter()}
+            limit_address_space(self.settings.memory_limit_mb)
+            self._enter_scratch(slot)
+            _stop_tracing()
+            items = [self.items[n] for n in message.tests if n in self.items]
+            stop_at_first_failure(items)  # a kill needs a failure, not the minimal example
+            see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in message.files})
+            reads = DiskReads(f.filename for f in message.files)
+            follower = self._mutant_follower(message, spawners)
+            timing["ready"] = time.perf_counter()
+            bail = not message.matrix
+            hold = frozenset(message.hold)  # named killers: each must run, and fail
+            announce = _announcer(out)
+            failed_after_reexecution: set[str] = set()
+
+            def before(item: pytest.Item) -> None:
+                announce(item)
+                follower.test_starting(item.nodeid)
+                reads.current = item.nodeid
+
+            def after(result: TestResult) -> None:
+                # Each result as it comes: a timeout later on must not discard a kill.
+                evidence = bool(seen) or follower.has_evidence()
+                if result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) and reexecuted:
+                    evidence = True
+                    failed_after_reexecution.update(reexecuted)
+                messages.send(out, messages.TestFinished(result, evidence))
+
+            results = run_items(
+                self.session,
+                items,
+                self.recorder,
+                bail=bail,
+                before=before,
+                hold=hold,
+                after=after,
+            )
+            timing["tested"] = time.perf_counter()
+            report = messages.ChildReport(
+                tests=results,
+                evidence=[
+                    *sorted(seen),
+                    *follower.evidence(),
+                    *(f"re-executed {p}" for p in sorted(failed_after_reexecution)),
+                ],
+                log=self._log(notes),
+                timing=timing,
+                unfollowed={**follower.unfollowed(), **reads.found},
+            )
+            messages.send(out, report)
+
+        return main
+
+    def _enter_scratch(self, slot: workdirs.Slot) -> None:
+        os.chdir(slot.cwd)
+        # Private basetemp: no numbering races between siblings, emptied after the child.
+        config = self.session.config
+        config._tmp_path_factory._basetemp = slot.tmp  # type: ignore[attr-defined]
+        use_capture(config, self.captures.get(slot.tmp))
+
+    def _log(self, notes: list[str] | None = None) -> str:
+        return "\n".join([*(notes or []), *self.recorder.log])[-MAX_LOG:]
+
+    def _follow_folder(self) -> Path:
+        return Path(self.settings.scratch) / "follow" / str(os.getpid())
+
+    def _mutant_follower(
+        self, message: messages.RunMutant, spawners: frozenset[str]
+    ) -> Follower | StartWatch:
+        """The tests' subprocesses import the mutated tree; forked workers inherit the swap."""
+        if spawners.isdisjoint(message.tests):
+            return StartWatch()  # nothing to follow: no spec file to write
+        trees = {os.path.realpath(f.filename): f.tree for f in message.files}
+        follower = Follower.for_mutant(self._follow_folder(), self.boot, trees=trees)
+        follower.enter()
+        follower.mark_in_forks()
+        return follower
+
+
+def _merge_followed(
+    coverage: dict[str, dict[str, list[int]]], follower: Follower, index: dict[str, int]
+) -> None:
+    """Lines the tests' subprocesses and workers ran, under the test that started them."""
+    for filename, by_line in follower.coverage():
+        lines = coverage.setdefault(filename, {})
+        for line, nodeids in by_line.items():
+            known = {index[n] for n in nodeids if n in index}
+            lines[line] = sorted(known.union(lines.get(line, [])))
+
+
+def _announcer(out: int) -> Callable[[pytest.Item], None]:
+    """A `before` callback telling the host which test a child starts (named on a crash)."""
+
+    def before(item: pytest.Item) -> None:
+        messages.send(out, messages.TestStarted(item.nodeid))
+
+    return before
+
+
+def _stop_tracing() -> None:
+    if sys.gettrace() is not None:  # e.g. pytest-cov's tracer: pure slowdown in a child
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
