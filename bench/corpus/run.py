@@ -776,6 +776,12 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def failure_line(tail: Sequence[str]) -> str:
+    """What failed, from the end of pytest's output: its FAILED/ERROR line if there is one."""
+    named = [ln for ln in tail if ln.startswith(("FAILED", "ERROR", "E "))]
+    return (named or list(tail[-1:]) or [""])[-1].strip()
+
+
 def disagreement_list(rows: Sequence[dict[str, Any]]) -> str:
     out = []
     for r in rows:
@@ -787,7 +793,7 @@ def disagreement_list(rows: Sequence[dict[str, Any]]) -> str:
             f"{len(r['oracle_errors'])} guardcheck error/other)\n"
         )
         for d in items:
-            why = "; ".join(d["tail"][-2:]) if d["oracle"] == sb.CAUGHT else ""
+            why = failure_line(d["tail"]) if d["oracle"] == sb.CAUGHT else ""
             out.append(
                 f"- `{d['id']}`: guardcheck **{d['guardcheck']}**, by hand "
                 f"**{d['oracle']}** (pytest exit {d['oracle_exit']})"
