@@ -737,6 +737,7 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
         "guardcheck wall s",
         "mutmut wall s",
         "ratio",
+        "gc commit",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -769,6 +770,7 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
                     rb._fmt(r["gc_wall_s"], ".1f"),
                     rb._fmt(mm_wall, ".1f"),
                     rb._fmt(ratio, ".2f") + ("x" if ratio else ""),
+                    str(r["guardcheck_commit"]),
                 ]
             )
             + " |"
@@ -828,7 +830,11 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
         "",
         "```console",
         "$ .venv/bin/python bench/corpus/run.py            # everything, resumable",
-        f"$ .venv/bin/python bench/corpus/run.py {' '.join(argv)}   # this run",
+        *(
+            [f"$ .venv/bin/python bench/corpus/run.py {' '.join(argv)}   # this run"]
+            if argv
+            else []
+        ),
         "```",
         "",
         table(rows),
