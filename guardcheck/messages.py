@@ -28,6 +28,9 @@ from guardcheck.model import TestOutcome, TestResult
 HOST_ENV = "GUARDCHECK_HOST"  # JSON HostConfig for `-p guardcheck.child.host`
 FRESH_ENV = "GUARDCHECK_FRESH"  # path of a FreshSpec file for `-p guardcheck.child.freshrun`
 PYCACHE_ENV = "GUARDCHECK_PYCACHE"  # where the host and fresh runs keep bytecode (child/bytecode)
+# A marker name ending so says the changed statement itself was reached, not only its
+# function entered (lab/prepare/instrument.py).
+REACHED = "#reached"
 MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled in by the lab
 # The processes a child's tests start (guardcheck/child/follow.py): the FollowSpec file they
 # read, and the node id of the test that started them (their coverage context).

@@ -254,6 +254,8 @@ class ChildOutcome:
     crash: str | None = None  # "SIGSEGV", "exit code 3", "collection aborted: ..."
     current: str | None = None  # the test running when the child timed out or crashed
     error: str | None = None  # guardcheck could not activate or run the mutant
+    # A statement marker fired: a changed statement itself ran, not only its function.
+    reached: bool = False
 
 
 @dataclass(frozen=True)

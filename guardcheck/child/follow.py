@@ -120,6 +120,15 @@ def serve_mutant(spec: FollowSpec) -> None:
 
     ServedModules(modules, on_exec=executed).install()
     setattr(builtins, MARKER, FileMarker(evidence))
+    script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
+    if script and os.path.realpath(script) in modules:
+        # `python pkg/cli.py`: Python reads the script from disk, which holds the
+        # original; the import hook never sees it. A pass of this test proves nothing.
+        test = os.environ.get(FOLLOW_TEST_ENV, "")
+        why = f"ran {os.path.realpath(script)} as a script, from disk, which holds the original"
+        append_line(
+            os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), PROBLEMS), f"{test}\t{why}"
+        )
 
 
 def _measure(spec: FollowSpec) -> None:

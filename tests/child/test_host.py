@@ -97,7 +97,7 @@ def test_the_host_collects_runs_the_baseline_then_a_mutant_and_stops_cleanly(hos
         (T + "test_add", TestOutcome.FAILED),
     ]
     assert "assert -1 == 5" in ended.report.tests[1].message
-    assert ended.report.evidence == ["add"]  # the marker in the swapped function fired
+    assert ended.report.evidence == ["add", "add#reached"]  # entered, and the changed line ran
 
     pids = descendants(host_process.process.pid) | {host_process.process.pid}
     host_process.stop(urgent=False)

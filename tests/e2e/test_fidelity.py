@@ -369,3 +369,42 @@ def test_a_pass_of_a_test_that_read_the_mutated_file_from_disk_is_an_error(tmp_p
         "disk, which holds the original (guardcheck keeps the mutant in memory): the mutant "
         "may have run unmutated there, so a pass proves nothing"
     )
+
+
+SCRIPT_CLI = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "pkg/__init__.py": (
+        "import sys\n\n\ndef f(x: int) -> int:\n    return x + 1\n\n\n"
+        "if __name__ == '__main__':\n    print(f(int(sys.argv[1])))\n"
+    ),
+    "tests/test_cli.py": (
+        "import subprocess\nimport sys\n\nimport pkg\n\n\n"
+        "def test_cli_by_path():\n"
+        "    out = subprocess.run([sys.executable, 'pkg/__init__.py', '1'], capture_output=True,\n"
+        "                         text=True, check=True).stdout\n"
+        "    assert out.strip() == '2'\n"
+        "    assert pkg.f(0) >= 0\n"
+    ),
+    "mutations/cli.toml": (
+        '[[mutation]]\nid = "plus-two"\nsummary = "Adds two."\nfile = "pkg/__init__.py"\n'
+        'scope = "f"\nfind = "x + 1"\nreplace = "x + 2"\n'
+    ),
+}
+
+
+def test_a_script_run_by_path_in_a_subprocess_is_never_a_false_survivor(tmp_path):
+    """A real library's CLI test runs `python pkg/__init__.py` (tabulate): Python reads
+    the script from disk, the original, so the mutant survived where by hand the test
+    fails. The run now notices the served file started as a script: `error`, never
+    `survived`."""
+    root = commit(write_files(tmp_path / "project", SCRIPT_CLI))
+    edit(root / "pkg" / "__init__.py", "x + 1", "x + 2")
+    assert _plain_suite_exit(root) == 1  # by hand: caught
+    edit(root / "pkg" / "__init__.py", "x + 2", "x + 1")
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["plus-two"]["guardcheck"]
+    assert verdict["verdict"] == "error", verdict["reason"]
+    assert "as a script, from disk, which holds the original" in verdict["reason"]

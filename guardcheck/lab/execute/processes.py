@@ -116,6 +116,7 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
         current=ended.current if interrupted else None,
         # A kill stands (its control run confirms it); a pass may not be the mutant's.
         error=error,
+        reached=any(name.endswith(messages.REACHED) for name in report.evidence),
     )
 
 

@@ -248,8 +248,15 @@ class Scheduler:
         status, reason = decide(job.plan.mutant, outcome)
         status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
         if not needs_control(outcome):
-            if _inconclusive_alone(status, outcome) and self._in_context(job):
+            inconclusive = _inconclusive_alone(status, outcome)
+            unreached = _unreached(status, outcome, job.activation)
+            if (inconclusive or unreached) and self._in_context(job):
                 return
+            if unreached:
+                status, reason = Status.NO_COVERAGE, (
+                    f"none of the {len(outcome.tests)} selected test(s) reached the changed "
+                    "statement (its function ran, the statement did not), so nothing tests it"
+                )
             self._conclude(job, outcome, child_log, status, reason)
             return
         key = (job.activation.mode, tuple(t.nodeid for t in outcome.tests))
@@ -369,11 +376,16 @@ class Scheduler:
         return [job.plan.mutant for job in jobs]
 
 
+def _unreached(status: Status, outcome: ChildOutcome, activation: Activation) -> bool:
+    """A pass whose function ran but whose changed statement never did (markers say so)."""
+    marked = activation.mode is ExecutionPath.FORK and any(f.reach for f in activation.files)
+    return status in (Status.SURVIVED, Status.KNOWN_GAP) and marked and not outcome.reached
+
+
 def _inconclusive_alone(status: Status, outcome: ChildOutcome) -> bool:
-    """A pass, or a run that never showed the mutant ran: the selection alone may not be
-    how the whole suite reaches the code (an error the child itself reported is final)."""
-    if status in (Status.SURVIVED, Status.KNOWN_GAP):
-        return True
+    """A run that never showed the mutant ran: the selection alone may not be how the
+    whole suite reaches it (an error the child itself reported is final). A survivor
+    that reached the changed statement alone (lab/prepare/instrument.py) is final."""
     return status is Status.ERROR and not (outcome.error or outcome.crash or outcome.evidence)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
+from guardcheck.edit.toplevel import common_prefix, common_suffix
 from guardcheck.lab.prepare.default_values import NewDefaults, changed_defaults
 from guardcheck.lab.prepare.instrument import (
     NoPlaceForMarker,
@@ -86,6 +87,7 @@ class FileActivation:
     swaps: tuple[Swap, ...]
     # (qualname, co_firstlineno in the original) of each code object whose own code changed
     changed: tuple[tuple[str, int], ...] = ()
+    reach: bool = False  # markers before the changed statements (lab/prepare/instrument.py)
 
     def to_message(self) -> messages.SwapFile:
         swaps = [
@@ -300,7 +302,7 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
         defs.append(nearest)
     marked = [code_at(tree_m, at) for at in dict.fromkeys(defs)]
     try:
-        instrument(part, marked)
+        reach = instrument(part, marked, _changed_lines(bare_o, bare_m))
     except NoPlaceForMarker as exc:
         raise Unviable(f"cannot place evidence markers in {exc}") from None
     instrumented = recompile(part, tree_m, filename)
@@ -325,7 +327,7 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
     )
     changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
     tree = marshal.dumps(view.whole(instrumented, whole_o))
-    return FileActivation(path, filename, mutated, tree, swaps, changed)
+    return FileActivation(path, filename, mutated, tree, swaps, changed, reach)
 
 
 def _locate(
@@ -345,6 +347,16 @@ def _locate(
         values = (new.count, dict(new.positional), dict(new.keyword))
         located[places[0]] = marshal.dumps(values)
     return located
+
+
+def _changed_lines(original: str, mutated: str) -> tuple[int, int] | None:
+    """The first and last line of the mutated text that differ from the original."""
+    prefix = common_prefix(original, mutated)
+    suffix = common_suffix(original, mutated, min(len(original), len(mutated)) - prefix)
+    end = len(mutated) - suffix
+    if end <= prefix:
+        return None  # only a deletion: nothing of the mutated text to point at
+    return mutated.count("\n", 0, prefix) + 1, mutated.count("\n", 0, end) + 1
 
 
 def _region(change: FileChange) -> tuple[int, int] | None:

@@ -20,7 +20,7 @@ from guardcheck.child.codeswap import code_at, nested
 from guardcheck.edit import toplevel
 from guardcheck.edit.toplevel import BODIES, common_prefix, common_suffix
 from guardcheck.lab.prepare import methodview
-from guardcheck.messages import MARKER
+from guardcheck.messages import MARKER, REACHED
 
 DefKey = tuple[int, str]  # (co_firstlineno, co_name): how a def's code object is found
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -82,6 +82,55 @@ def keep_free_variables(tree: ast.Module, lost: dict[DefKey, set[str]]) -> None:
         for node_ in (body, body.test, refs, *refs.elts):
             ast.copy_location(node_, node.body)
         node.body = body
+
+
+def _add_markers(node: Def, qualname: str, lines: tuple[int, int] | None) -> bool:
+    """A marker first in the def (it was entered: the mutant is active), and one named
+    `qualname + REACHED` before each innermost statement holding a changed line (the
+    changed statement was reached, not only its function: a test may reach it only
+    after an earlier test's setup, issue 22 case 9). False when no statement holds one
+    (a deletion)."""
+    spots = list(_innermost(node.body, *lines)) if lines else []
+    for body, index in sorted(spots, key=lambda spot: (id(spot[0]), -spot[1])):
+        body.insert(index, _marker_for(body[index], qualname + REACHED))
+    _add_marker(node, qualname)
+    return bool(spots)
+
+
+def _innermost(
+    statements: list[ast.stmt], first: int, last: int
+) -> Iterator[tuple[list[ast.stmt], int]]:
+    """(list, index) of each innermost statement whose lines meet first..last."""
+    for index, statement in enumerate(statements):
+        end = statement.end_lineno or statement.lineno
+        if statement.lineno > last or end < first:
+            continue
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield statements, index  # its own code: reached when the def runs
+            continue
+        inner = [spot for block in _blocks(statement) for spot in _innermost(block, first, last)]
+        yield from inner or [(statements, index)]
+
+
+def _blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(statement, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
+
+
+def _marker_for(anchor: ast.stmt, qualname: str) -> ast.Expr:
+    call = ast.Call(ast.Name(MARKER, ast.Load()), [ast.Constant(qualname)], [])
+    marker = ast.Expr(call)
+    for node_ in (marker, call, call.func, *call.args):
+        # Same line as the statement it precedes: tracebacks keep their line numbers.
+        ast.copy_location(node_, anchor)
+        node_.end_lineno, node_.end_col_offset = anchor.lineno, anchor.col_offset
+    return marker
 
 
 def _add_marker(node: Def, qualname: str) -> None:
@@ -163,15 +212,21 @@ def recompile(part: Part, compiled: types.CodeType, filename: str) -> types.Code
     return compiled.replace(co_consts=consts)
 
 
-def instrument(part: Part, marked: list[types.CodeType]) -> None:
-    """Put a marker call first in each function listed in `marked` (in `part`'s tree)."""
+def instrument(
+    part: Part, marked: list[types.CodeType], lines: tuple[int, int] | None = None
+) -> bool:
+    """Put marker calls in each function listed in `marked` (in `part`'s tree): first in
+    its body, and before the statements holding the mutated text's changed `lines`.
+    True when statement markers were placed."""
     wanted = {(c.co_firstlineno, c.co_name): c.co_qualname for c in marked}
+    reach = False
     for key, node in _defs(part.tree.body):
         qualname = wanted.pop(key, None)
         if qualname is not None:
-            _add_marker(node, qualname)
+            reach = _add_markers(node, qualname, lines) or reach
     if wanted:
         raise NoPlaceForMarker(", ".join(wanted.values()))
+    return reach
 
 
 @dataclass(frozen=True)
