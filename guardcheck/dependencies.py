@@ -71,7 +71,6 @@ def check_installed(internals: tuple[Internal, ...] = INTERNALS) -> None:
     lines = "\n".join(f"  {i.module}.{i.attribute} is missing" for i in missing)
     wanted = " ".join(sorted({f"'{i.requirement}'" for i in missing}))
     raise GuardcheckError(
-        f"an installed library lacks what guardcheck uses:\n{lines}\n"
-        f"  fix: pip install {wanted}",
+        f"an installed library lacks what guardcheck uses:\n{lines}\n  fix: pip install {wanted}",
         ExitCode.USAGE,
     )

@@ -253,9 +253,12 @@ class Scheduler:
             if (inconclusive or unreached) and self._in_context(job):
                 return
             if unreached:
-                status, reason = Status.NO_COVERAGE, (
-                    f"none of the {len(outcome.tests)} selected test(s) reached the changed "
-                    "statement (its function ran, the statement did not), so nothing tests it"
+                status, reason = (
+                    Status.NO_COVERAGE,
+                    (
+                        f"none of the {len(outcome.tests)} selected test(s) reached the changed "
+                        "statement (its function ran, the statement did not), so nothing tests it"
+                    ),
                 )
             self._conclude(job, outcome, child_log, status, reason)
             return
