@@ -67,6 +67,16 @@ def _plain_suite_exit(root: Path) -> int:
     return done.returncode
 
 
+def _by_hand_exit(root: Path, relative: str, old: str, new: str) -> int:
+    """Plain pytest's exit status with `old` -> `new` written into the file by hand, then
+    undone: the oracle each verdict here is checked against."""
+    edit(root / relative, old, new)
+    try:
+        return _plain_suite_exit(root)
+    finally:
+        edit(root / relative, new, old)
+
+
 LEAVE = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'
@@ -199,9 +209,7 @@ def test_hypothesis_draws_constants_from_the_mutated_source(tmp_path):
     (1001 is then a literal of app/limits.py) survived under guardcheck in 2 of 3 runs.
     Hypothesis now reads the mutated text, and not guardcheck's own modules either."""
     root = commit(write_files(tmp_path / "project", BOUNDARY))
-    edit(root / "app" / "limits.py", "x <= 1000", "x <= 1001")
-    assert _plain_suite_exit(root) == 1  # by hand: caught
-    edit(root / "app" / "limits.py", "x <= 1001", "x <= 1000")
+    assert _by_hand_exit(root, "app/limits.py", "x <= 1000", "x <= 1001") == 1  # caught
     for run in range(3):
         _, mutants = guardcheck_run(root, tmp_path / f"report-{run}.json", "--no-cache")
         assert mutants["limit-plus-one"]["guardcheck"]["verdict"] == "caught"
@@ -255,9 +263,7 @@ def test_tests_that_need_an_earlier_test_of_their_module_judge_in_context(
     (`error`) or passed without reaching the branch (`survived`), while the whole suite
     in its own order catches it. Such runs are repeated with the modules in order."""
     root = commit(write_files(tmp_path / "project", ORDER))
-    edit(root / "pkg" / "mode.py", old, new)
-    assert _plain_suite_exit(root) == 1  # by hand: caught
-    edit(root / "pkg" / "mode.py", new, old)
+    assert _by_hand_exit(root, "pkg/mode.py", old, new) == 1  # by hand: caught
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache", "--only", entry)
     verdict = mutants[entry]["guardcheck"]
     assert verdict["verdict"] == "caught", verdict["reason"]
@@ -290,9 +296,7 @@ def test_a_mutant_that_only_renames_a_parametrization_survives_as_by_hand(tmp_pa
     come from were "no verdict ... not collected with the mutant"; by hand
     `test_describe[XXlowXX]` runs and passes: the mutant survives."""
     root = commit(write_files(tmp_path / "project", LEVELS))
-    edit(root / "pkg" / "levels.py", "'low'", "'XXlowXX'")
-    assert _plain_suite_exit(root) == 0  # by hand: survives
-    edit(root / "pkg" / "levels.py", "'XXlowXX'", "'low'")
+    assert _by_hand_exit(root, "pkg/levels.py", "'low'", "'XXlowXX'") == 0  # survives
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     verdict = mutants["renamed-low"]["guardcheck"]
     assert verdict["verdict"] == "survived", verdict["reason"]
@@ -401,9 +405,7 @@ def test_a_script_run_by_path_in_a_subprocess_is_never_a_false_survivor(tmp_path
     fails. The run now notices the served file started as a script: `error`, never
     `survived`."""
     root = commit(write_files(tmp_path / "project", SCRIPT_CLI))
-    edit(root / "pkg" / "__init__.py", "x + 1", "x + 2")
-    assert _plain_suite_exit(root) == 1  # by hand: caught
-    edit(root / "pkg" / "__init__.py", "x + 2", "x + 1")
+    assert _by_hand_exit(root, "pkg/__init__.py", "x + 1", "x + 2") == 1  # caught
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     verdict = mutants["plus-two"]["guardcheck"]
     assert verdict["verdict"] == "error", verdict["reason"]
