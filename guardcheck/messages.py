@@ -88,6 +88,8 @@ class FreshSpec:
     matrix: bool
     results: str  # file the run appends TestStarted and ChildReport lines to
     hold: list[str] = field(default_factory=list)  # run all of these before stopping early
+    # The mutated files are written on disk for this run too: reading them is no doubt.
+    on_disk: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class FollowSpec:
     source: list[str] = field(default_factory=list)  # baseline: folders coverage measures
     trees: dict[str, str] = field(default_factory=dict)  # real path -> b64 marshalled code
     texts: dict[str, str] = field(default_factory=dict)  # real path -> mutated source text
+    on_disk: bool = False  # the mutated files are on disk too: a script run by path is the mutant
 
 
 # --- framed messages --------------------------------------------------------------------
@@ -187,6 +190,9 @@ class ChildReport:
     crash: str | None = None  # the child raised instead of reporting normally
     # test node id ("" outside any test) -> why a process it started could not be followed
     unfollowed: dict[str, str] = field(default_factory=dict)
+    # Those of `unfollowed` whose only doubt was the disk: they read a mutated file, or ran
+    # it as a script, where the original is (child/diskreads.py, child/follow.py).
+    from_disk: list[str] = field(default_factory=list)
     spawners: list[str] = field(default_factory=list)  # baseline: tests that started processes
     # Baseline: project modules the tests imported from the user's tree (child/origins.py)
     foreign: list[str] = field(default_factory=list)

@@ -256,6 +256,10 @@ class ChildOutcome:
     error: str | None = None  # guardcheck could not activate or run the mutant
     # A statement marker fired: a changed statement itself ran, not only its function.
     reached: bool = False
+    # When `error`'s only doubt is the disk: the tests that read a mutated file (or ran it
+    # as a script) where the original was ("" outside a test). Run again with the mutant
+    # written there, they settle it.
+    from_disk: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

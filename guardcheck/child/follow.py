@@ -43,6 +43,7 @@ from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec
 
 EVIDENCE = "evidence"  # one line per marker or served module first seen in a process
 PROBLEMS = "problems"  # "test<TAB>why" per process that could not start guardcheck
+FROM_DISK = "from-disk"  # "test<TAB>why" per process that ran a mutated file from disk
 _COVERAGE_PREFIX = "cov-"
 STARTED = "started"  # "pid<TAB>test" per measured process: one without coverage is unfollowed
 _PROCESS_STARTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn"})
@@ -121,13 +122,19 @@ def serve_mutant(spec: FollowSpec) -> None:
     ServedModules(modules, on_exec=executed).install()
     setattr(builtins, MARKER, FileMarker(evidence))
     script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
-    if script and os.path.realpath(script) in modules:
+    real_script = os.path.realpath(script) if script else ""
+    if real_script in modules and spec.on_disk:
+        # The lab wrote the mutant on disk for this run: the script about to run is it.
+        # (Its code has no markers: running the file is the evidence, as for a text.)
+        append_line(evidence, f"served {real_script} (run as a script, from disk)")
+    elif real_script in modules:
         # `python pkg/cli.py`: Python reads the script from disk, which holds the
-        # original; the import hook never sees it. A pass of this test proves nothing.
+        # original; the import hook never sees it. A pass of this test proves nothing,
+        # until the lab runs the mutant again written on disk (lab/execute/ondisk.py).
         test = os.environ.get(FOLLOW_TEST_ENV, "")
-        why = f"ran {os.path.realpath(script)} as a script, from disk, which holds the original"
+        why = f"ran {real_script} as a script, from disk, which holds the original"
         append_line(
-            os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), PROBLEMS), f"{test}\t{why}"
+            os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), FROM_DISK), f"{test}\t{why}"
         )
 
 
@@ -239,6 +246,9 @@ class StartWatch:
     def unfollowed(self) -> dict[str, str]:
         return dict(self.problems)
 
+    def from_disk(self) -> set[str]:
+        return set()
+
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event in _PROCESS_STARTS:
             why = "started a process, unlike in the baseline, so it was not followed"
@@ -271,8 +281,11 @@ class Follower:
         *,
         trees: dict[str, str] | None = None,
         texts: dict[str, str] | None = None,
+        on_disk: bool = False,
     ) -> Follower:
-        spec = FollowSpec("mutant", str(folder), trees=trees or {}, texts=texts or {})
+        spec = FollowSpec(
+            "mutant", str(folder), trees=trees or {}, texts=texts or {}, on_disk=on_disk
+        )
         return cls(folder, boot, spec)
 
     def enter(self) -> None:
@@ -302,15 +315,20 @@ class Follower:
     def unfollowed(self) -> dict[str, str]:
         """Test node id ("" outside any test) -> why a process it started went unfollowed."""
         found = dict(self.problems)
-        for line in _lines(str(self.folder / PROBLEMS)):
-            test, _, why = line.partition("\t")
-            found.setdefault(test, why)
+        for name in (PROBLEMS, FROM_DISK):
+            for line in _lines(str(self.folder / name)):
+                test, _, why = line.partition("\t")
+                found.setdefault(test, why)
         for line in _lines(str(self.folder / STARTED)):
             pid, _, test = line.partition("\t")
             if not (self.folder / f"{_COVERAGE_PREFIX}{pid}.json").exists():
                 why = f"a process it started (pid {pid}) ended without writing its coverage"
                 found.setdefault(test, why)
         return found
+
+    def from_disk(self) -> set[str]:
+        """The tests that ran a mutated file as a script, from disk."""
+        return {line.partition("\t")[0] for line in _lines(str(self.folder / FROM_DISK))}
 
     def coverage(self) -> Iterator[tuple[str, dict[str, list[str]]]]:
         """(file, line -> test ids) from every followed process that ended."""

@@ -41,7 +41,9 @@ def _follow(spec: messages.FreshSpec, served: ServedModules) -> Follower:
     """The tests' subprocesses are served the mutated text too; forked workers report to a file."""
     folder = Path(spec.results).parent
     texts = {os.path.realpath(f.filename): f.mutated for f in spec.files}
-    follower = Follower.for_mutant(folder / "follow", write_bootstrap(folder / "boot"), texts=texts)
+    follower = Follower.for_mutant(
+        folder / "follow", write_bootstrap(folder / "boot"), texts=texts, on_disk=spec.on_disk
+    )
     follower.enter()
 
     def report_to_file() -> None:
@@ -60,7 +62,8 @@ if _spec is not None:
     _served = ServedModules({os.path.realpath(f.filename): f.mutated for f in _spec.files})
     _served.install()
     _follower = _follow(_spec, _served)
-    _reads = DiskReads(f.filename for f in _spec.files)  # collection's reads included
+    # Collection's reads included; a run with the mutant on disk reads the mutant.
+    _reads = DiskReads(f.filename for f in _spec.files if not _spec.on_disk)
 
 
 STOP = "guardcheck: first failure"  # session.shouldstop once the run has its kill
@@ -155,6 +158,7 @@ class FreshRun:
             collect_errors=self.collect_errors,
             log="\n".join(log),
             unfollowed={**self.follower.unfollowed(), **(_reads.found if _reads else {})},
+            from_disk=sorted(self.follower.from_disk() | set(_reads.found if _reads else {})),
         )
         messages.send(self.out, report)
         _leave(session)

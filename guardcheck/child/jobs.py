@@ -164,6 +164,7 @@ class Jobs:
                 log=self._log(notes),
                 timing=timing,
                 unfollowed={**follower.unfollowed(), **reads.found},
+                from_disk=sorted(follower.from_disk() | set(reads.found)),
             )
             messages.send(out, report)
 

@@ -11,6 +11,7 @@ data read through `importlib.resources` and `pkgutil`, and a CLI tested through
 
 from __future__ import annotations
 
+import filecmp
 import json
 import os
 import subprocess
@@ -348,31 +349,49 @@ def test_project_modules_imported_around_the_copy_stop_the_run(tmp_path, lazy):
     assert f"pkg.core ({(root / 'src' / 'pkg' / 'core.py').resolve()})" in done.stderr
 
 
-READS_SOURCE = {
-    **GIT_CLEAN,
-    "tests/test_core.py": (
-        "from pathlib import Path\n\nimport app.core\n\n\n"
-        "def test_double_is_defined():\n"
-        "    assert 'def double' in Path(app.core.__file__).read_text()\n"
-        "    assert app.core.double(2) == 4  # x + 2 too\n"
-    ),
-}
+ON_DISK = (
+    "run again with the mutant written into the private copy: a test read a mutated file, "
+    "or ran it as a script, from disk"
+)
 
 
-def test_a_pass_of_a_test_that_read_the_mutated_file_from_disk_is_an_error(tmp_path):
-    """The mutant is in memory; a test that opens the source file reads the original,
-    where by hand it would read the mutant. Its pass proves nothing about the mutant:
-    `error`, naming the test and the file, never `survived`."""
-    root = commit(write_files(tmp_path / "project", READS_SOURCE))
+def _reads_source(assertion: str) -> dict[str, str]:
+    """GIT_CLEAN with a test that opens app/core.py and asserts `assertion` on its text."""
+    return {
+        **GIT_CLEAN,
+        "tests/test_core.py": (
+            "from pathlib import Path\n\nimport app.core\n\n\n"
+            "def test_double_is_defined():\n"
+            "    text = Path(app.core.__file__).read_text()\n"
+            f"    assert {assertion}\n"
+            "    assert app.core.double(2) == 4  # x + 2 too\n"
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    ("assertion", "hand_exit"),
+    [
+        ("'x * 2' in text", 1),  # the text decides: the mutant is caught by hand
+        ("'def double' in text", 0),  # it does not: the mutant survives by hand
+    ],
+)
+def test_a_test_that_reads_the_mutated_file_from_disk_reads_the_mutant(
+    tmp_path, assertion, hand_exit
+):
+    """Regression (issue 22): the mutant lived in memory only, so a test opening the source
+    file read the original, and its pass was `error`. The mutant now runs again written
+    into the private copy, so the test reads it as by hand, and the verdict is the hand's;
+    the copy holds the original again afterwards (same bytes, same mtime)."""
+    root = commit(write_files(tmp_path / "project", _reads_source(assertion)))
+    assert _by_hand_exit(root, "app/core.py", "x * 2", "x + 2") == hand_exit
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     verdict = mutants["add"]["guardcheck"]
-    assert verdict["verdict"] == "error", verdict["reason"]
-    core = (root / ".guardcheck" / "tree" / "app" / "core.py").resolve()
-    assert verdict["reason"] == (
-        f"the tests passed, but tests/test_core.py::test_double_is_defined read {core} from "
-        "disk, which holds the original (guardcheck keeps the mutant in memory): the mutant "
-        "may have run unmutated there, so a pass proves nothing"
-    )
+    assert verdict["verdict"] == ("caught" if hand_exit else "survived"), verdict["reason"]
+    assert (verdict["executionPath"], verdict["executionPathReason"]) == ("subprocess", ON_DISK)
+    copy = root / ".guardcheck" / "tree" / "app" / "core.py"
+    assert filecmp.cmp(root / "app" / "core.py", copy, shallow=False)
+    assert os.stat(copy).st_mtime_ns == os.stat(root / "app" / "core.py").st_mtime_ns
 
 
 SCRIPT_CLI = {
@@ -399,14 +418,15 @@ SCRIPT_CLI = {
 }
 
 
-def test_a_script_run_by_path_in_a_subprocess_is_never_a_false_survivor(tmp_path):
-    """A real library's CLI test runs `python pkg/__init__.py` (tabulate): Python reads
-    the script from disk, the original, so the mutant survived where by hand the test
-    fails. The run now notices the served file started as a script: `error`, never
-    `survived`."""
+def test_a_script_run_by_path_in_a_subprocess_runs_the_mutant(tmp_path):
+    """Regression (issue 22, tabulate's CLI test): `python pkg/__init__.py` in a test's
+    subprocess reads the script from disk. With the mutant in memory only, it ran the
+    original and the mutant survived where by hand the test fails (later: `error`). The
+    mutant now runs again written into the private copy: caught, as by hand."""
     root = commit(write_files(tmp_path / "project", SCRIPT_CLI))
     assert _by_hand_exit(root, "pkg/__init__.py", "x + 1", "x + 2") == 1  # caught
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     verdict = mutants["plus-two"]["guardcheck"]
-    assert verdict["verdict"] == "error", verdict["reason"]
-    assert "as a script, from disk, which holds the original" in verdict["reason"]
+    assert verdict["verdict"] == "caught", verdict["reason"]
+    assert verdict["reason"].startswith("tests/test_cli.py::test_cli_by_path")
+    assert (verdict["executionPath"], verdict["executionPathReason"]) == ("subprocess", ON_DISK)

@@ -101,6 +101,8 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
     failed = any(t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) for t in report.tests)
     unsure = report.unfollowed and not (ended.baseline or interrupted or failed)
     error = unfollowed_error(report.unfollowed) if unsure else None
+    only_disk = bool(unsure) and set(report.unfollowed) <= set(report.from_disk)
+    from_disk = tuple(sorted(report.unfollowed)) if only_disk else ()
     if ended.clean_exit and not ended.baseline:
         during = f" during {ended.current}" if ended.current else ""
         error = (
@@ -108,6 +110,7 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
             "plain pytest would end the same way, with status 0, so nothing caught the "
             "mutant; nor can guardcheck say it survived"
         )
+        from_disk = ()
     return ChildOutcome(
         tests=tuple(report.tests),
         evidence=bool(report.evidence),
@@ -117,6 +120,7 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
         # A kill stands (its control run confirms it); a pass may not be the mutant's.
         error=error,
         reached=any(name.endswith(messages.REACHED) for name in report.evidence),
+        from_disk=from_disk,
     )
 
 
@@ -316,6 +320,7 @@ class FreshProcess:
         hold: Sequence[str] = (),
         zygote: Zygote | None = None,
         roots: Sequence[str] = (),
+        on_disk: bool = False,
     ) -> None:
         self.folder = folder
         folder.mkdir()
@@ -324,7 +329,9 @@ class FreshProcess:
         def spec_env(name: str) -> tuple[dict[str, str], Path]:
             """A run's environment, its spec naming `name`.jsonl for results; that file."""
             results = folder / f"{name}.jsonl"
-            spec = messages.FreshSpec(files, list(tests), matrix, str(results), list(hold))
+            spec = messages.FreshSpec(
+                files, list(tests), matrix, str(results), list(hold), on_disk=on_disk
+            )
             path = folder / f"{name}.spec.json"
             path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
             return _env(settings, {messages.FRESH_ENV: str(path)}, roots), results

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import workdirs
+from guardcheck.lab.execute.ondisk import OnDisk
 from guardcheck.lab.execute.processes import (
     FreshProcess,
     HostInfo,
@@ -48,6 +49,7 @@ from guardcheck.model import (
     TestResult,
 )
 from guardcheck.options import RunOptions
+from guardcheck.splices import encode_source
 
 TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
 FRESH_STARTUP_FLOOR = 10.0  # seconds a fresh interpreter may take to start, at least
@@ -75,6 +77,9 @@ class _Job:
     # A second run of the mutant with the selected tests' modules, in baseline order:
     # the selection alone behaved unlike the whole suite (see _in_context).
     context: bool = False
+    # The mutant written into the copy's files: a test read them (see _again_on_disk).
+    on_disk: bool = False
+    earlier: ChildOutcome | None = None  # on disk: the run in memory, whose passes stand
 
 
 class Scheduler:
@@ -114,6 +119,7 @@ class Scheduler:
         # drawn) waits until the free slots have their next mutants: the host forks them
         # meanwhile instead of idling through our file writes.
         self._deferred: list[Callable[[], None]] | None = None
+        self.disk = OnDisk(options.root)
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
         """A verdict reached without running anything (unviable, no coverage)."""
@@ -132,13 +138,20 @@ class Scheduler:
         self._deferred = []
         try:
             while self.pending or self.running:
-                while self.pending and len(self.running) < self.jobs:
+                while self.pending and len(self.running) < self.jobs and self._may_start():
                     self._start(self.pending.popleft())
                 self._tell()
                 self._wait()
         finally:
+            self.disk.restore()
             self._tell()
             self._deferred = None
+
+    def _may_start(self) -> bool:
+        """A mutant on disk runs alone: every run shares the private copy's files."""
+        if any(job.on_disk for job in self.running.values()):
+            return False
+        return not (self.pending[0].on_disk and self.running)
 
     def _emit(self, call: Callable[[], None]) -> None:
         if self._deferred is None:
@@ -153,7 +166,7 @@ class Scheduler:
     def _start(self, job: _Job) -> None:
         mutant, plan = job.plan.mutant, job.plan
         control = job.control is not None
-        if not control and not job.context:  # a context run keeps the baseline order
+        if not control and not job.context and not job.on_disk:  # (a rerun keeps its order)
             self._emit(functools.partial(self.events.mutant_started, mutant))
             job.started = time.perf_counter()
             job.plan = plan = killers_first(
@@ -173,6 +186,13 @@ class Scheduler:
             messages.ServedFile(str(self.options.root / c.path), c.mutated) for c in mutant.changes
         ]
         served = served if not control else []
+        if job.on_disk:
+            try:
+                self.disk.write(mutant)
+            except OSError as exc:
+                why = f"could not write the mutant into the private copy: {exc}"
+                self._finish(job, ChildOutcome(error=why), "")
+                return
         if self._slots is None:
             self._slots = workdirs.Sandbox(self.options.root, self.scratch / "fresh-slots")
         job.fresh = FreshProcess(
@@ -186,6 +206,7 @@ class Scheduler:
             hold=plan.must_run,
             zygote=self.zygote,
             roots=self.host.roots,
+            on_disk=job.on_disk,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),
@@ -242,9 +263,16 @@ class Scheduler:
 
     def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
         del self.running[job.index]
+        if job.on_disk:
+            self.disk.restore()  # before anything else starts, its control run included
         if job.control is not None:
             self._control_finished(job.control, outcome)
             return
+        if outcome.from_disk and not job.on_disk and _encodable(job.plan.mutant):
+            self._again_on_disk(job, outcome)
+            return
+        if job.earlier is not None:
+            outcome = _with_earlier_evidence(outcome, job.earlier)
         status, reason = decide(job.plan.mutant, outcome)
         status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
         if not needs_control(outcome):
@@ -308,9 +336,41 @@ class Scheduler:
             return False
         extra = self.options.timeout_factor * sum(self.durations.get(n, 0.0) for n in added)
         plan = replace(job.plan, tests=tests, timeout=job.plan.timeout + extra, fixed=0)
-        rerun = _Job(job.index, plan, job.activation, started=job.started, context=True)
+        rerun = _Job(
+            job.index,
+            plan,
+            job.activation,
+            started=job.started,
+            context=True,
+            on_disk=job.on_disk,
+            earlier=job.earlier,
+        )
         self.pending.appendleft(rerun)
         return True
+
+    def _again_on_disk(self, job: _Job, outcome: ChildOutcome) -> None:
+        """Run the mutant again, fresh, with its files written into the private copy.
+
+        Its tests passed, but some read a mutated file from disk (or ran it as a
+        script), where the original was: by hand they would read the mutant. Those
+        run again (all of them when collection read it); the others' passes stand,
+        the mutant served to them is the file's text. Queued last, since it runs
+        alone (lab/execute/ondisk.py)."""
+        wanted = set(outcome.from_disk)
+        tests = tuple(t for t in job.plan.tests if t in wanted)
+        if "" in wanted or not tests:
+            tests = job.plan.tests
+        must_run = tuple(t for t in job.plan.must_run if t in tests)
+        plan = replace(job.plan, tests=tests, must_run=must_run, fixed=0)
+        why = (
+            "run again with the mutant written into the private copy: a test read a mutated "
+            "file, or ran it as a script, from disk"
+        )
+        activation = Activation(ExecutionPath.FRESH, why)
+        again = _Job(
+            job.index, plan, activation, started=job.started, on_disk=True, earlier=outcome
+        )
+        self.pending.append(again)
 
     def _kills_in(self, mutant: Mutant) -> Counter[str]:
         found: Counter[str] = Counter()
@@ -377,6 +437,26 @@ class Scheduler:
         jobs = [job for job in (*self.running.values(), *self.pending) if job.control is None]
         jobs += [job for waiting in self.awaiting.values() for job, _, _ in waiting]
         return [job.plan.mutant for job in jobs]
+
+
+def _with_earlier_evidence(outcome: ChildOutcome, earlier: ChildOutcome) -> ChildOutcome:
+    """The run on disk, with what the run in memory showed of the mutant: its tests that
+    read nothing from disk ran the same program, so their evidence counts."""
+    return replace(
+        outcome,
+        evidence=outcome.evidence or earlier.evidence,
+        reached=outcome.reached or earlier.reached,
+    )
+
+
+def _encodable(mutant: Mutant) -> bool:
+    """Whether every mutated file can be written in the encoding it declares."""
+    try:
+        for change in mutant.changes:
+            encode_source(change.mutated)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _unreached(status: Status, outcome: ChildOutcome, activation: Activation) -> bool:
