@@ -128,17 +128,19 @@ def test_weakened_holds_on_the_fresh_interpreter_path_too(run, tmp_path):
 
 
 HANGS = """\
+import time
+
 from pkg.calc import add, scale
 
 
 def test_add_hangs_if_wrong():
-    while add(1, 1) != 2:  # never ends under a wrong `add`
-        pass
+    while add(1, 1) != 2:  # never ends under a wrong `add` (asleep: the timeout is the point)
+        time.sleep(0.05)
 
 
 def test_scale_hangs_if_wrong():
     while scale(1) != 3:  # never ends under a wrong `scale`
-        pass
+        time.sleep(0.05)
 """
 HANG_ENTRIES = """\
 [[mutation]]

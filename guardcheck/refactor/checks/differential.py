@@ -30,8 +30,10 @@ KEY = "equiv"
 TITLE = "Differential check of changed functions"
 # The worker hangs when it said nothing while using this much CPU (a call stuck in C, a
 # loop), or for this long at all (a call that waits). CPU, not wall time: on a loaded
-# machine a healthy worker can go quiet for many seconds.
-SILENCE_CPU_SECONDS = 10.0
+# machine a healthy worker can go quiet for many seconds. It beats once a second while
+# calls return, so this is one call's CPU: a fuzzed call needing 3 s is as good as hung,
+# and each hang (`3 ** huge`, common) burns this much before the retry with small ints.
+SILENCE_CPU_SECONDS = 3.0
 SILENCE_WALL_SECONDS = 300.0
 INT_BOUND = 10_000  # ints of a function's second try, after a call hung
 
