@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
 
-from guardcheck.dependencies import Internal, check_installed, missing_internals
+from guardcheck.dependencies import Internal, check_installed, in_tested_range, missing_internals
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 
@@ -31,3 +33,18 @@ def test_a_missing_attribute_or_module_is_named_with_what_to_install():
 
 def test_nothing_missing_is_silent():
     assert check_installed((Internal("json", "dumps", "json"),)) is None
+
+
+def test_a_library_inside_its_tested_range_is_trusted_without_importing_it():
+    """CI tests both ends of each range, so start-up imports only libraries outside
+    theirs (pytest and coverage cost a third of a second on every command)."""
+    major = int(importlib.metadata.version("pytest").split(".")[0])
+    inside = f"pytest>={major},<{major + 1}"
+    outside = f"pytest<{major}"
+    assert in_tested_range(inside)
+    assert not in_tested_range(outside)
+    assert not in_tested_range("no-such-distribution-xyz>=1")
+    check_installed((Internal("no_such_module_xyz", "thing", inside),))  # not looked up
+    with pytest.raises(GuardcheckError) as info:
+        check_installed((Internal("no_such_module_xyz", "thing", outside),))
+    assert "no_such_module_xyz.thing is missing" in str(info.value)
