@@ -51,9 +51,9 @@ def test_a_view_that_forgets_the_key_on_pop_fails_the_migration_table(migration)
             "    def __iter__(self)"
         ),
     )
-    done = run_refactor(migration, *MOVES)
+    done = run_refactor(migration, *MOVES, "--only", "moves")
     assert done.code == 1
-    assert done.outcomes()["moves"] == "failed"
+    assert done.outcomes() == {"moves": "failed"}
     (finding,) = done.check("moves")["findings"]
     assert finding["message"] == (
         "Relay._running_agents: view refactor_hooks:running_agents_view "
@@ -99,7 +99,7 @@ def test_a_removed_alias_an_old_test_still_imports_fails_the_names_check(migrati
     """Regression: dropping `_cooldown_seconds = cooldown_seconds` after the promotion, while
     tests/test_runner.py still imports the old private name."""
     edit(migration, "relay/runner.py", "_cooldown_seconds = cooldown_seconds\n", "")
-    done = run_refactor(migration, *MOVES)
+    done = run_refactor(migration, *MOVES, "--only", "names", "--only", "old-tests")
     assert done.code == 1
     assert done.outcomes()["names"] == "failed"
     imported, called = done.check("names")["findings"]
@@ -117,7 +117,7 @@ def test_a_removed_alias_an_old_test_still_imports_fails_the_names_check(migrati
 def test_an_old_test_the_new_code_fails_fails_the_old_tests_check(migration):
     """Regression: `end_turn` stops clearing the turn after the move, so the chat stays busy."""
     edit(migration, "relay/runner.py", "            state.end_turn()", "            pass")
-    done = run_refactor(migration, *MOVES)
+    done = run_refactor(migration, *MOVES, "--only", "old-tests", "--only", "names")
     assert done.code == 1
     assert done.outcomes()["old-tests"] == "failed"
     (finding,) = done.check("old-tests")["findings"]
@@ -138,7 +138,7 @@ def test_a_mutation_caught_before_and_survived_now_fails_the_mutations_check(mig
         'assert [relay.record_failure("chat") for _ in range(3)] == [60, 180, 540]',
         'assert relay.record_failure("chat") == 60',
     )
-    done = run_refactor(migration, *MOVES)
+    done = run_refactor(migration, *MOVES, "--only", "mutations", "--only", "old-tests")
     assert done.code == 1
     assert done.outcomes()["mutations"] == "failed"
     (finding,) = done.check("mutations")["findings"]
