@@ -265,6 +265,11 @@ class LabSession:
         self._closed = True
         if self.scheduler is not None:
             self.scheduler.kill_fresh()
+        # Both asked first, then waited for: they end side by side.
+        if self.zygote is not None:
+            self.zygote.ask_to_stop()
+        if self.host is not None:
+            self.host.ask_to_stop(urgent=urgent)
         if self.zygote is not None:
             self.zygote.stop()
             self.zygote = None
