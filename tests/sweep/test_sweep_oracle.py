@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import mutmut_dumps, sweep_dumps
+from support.mutmut_oracle import mutmut_dumps, sweep_dumps
 
 from guardcheck.splices import apply_splices
 from guardcheck.sweep import generate
