@@ -29,12 +29,16 @@ import subprocess
 import sys
 import tarfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import run_bench as rb  # the shared helpers: timed runs under rss_launcher, mutmut's meta files
+
+# Mutants are paired by the sweep oracle test's own rule (tests/support/mutmut_oracle.py).
+sys.path.insert(0, str(rb.ROOT / "tests"))
+from support.mutmut_oracle import dump_as, mangled_functions
 
 CACHETOOLS = "cachetools==5.5.2"  # sdist ships tests/ (216 unittest-style tests, ~2 s CPU)
 TARGETS = ("target_app", "cachetools")
@@ -310,25 +314,6 @@ def guardcheck_profile(scratch: Path) -> dict[str, Any]:
 # --------------------------------------------------------------------------- matching
 
 
-# _functions and _dump mirror tests/sweep/conftest.py (the sweep's oracle test): a bench
-# cannot import a conftest, and the pairing must follow the oracle's rule exactly.
-def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """Module-level functions and methods of module-level classes under mutmut's mangled
-    names (`x_f`, `xǁClassǁm`): the only places mutmut mutates."""
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield f"x_{node.name}", node
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    yield f"xǁ{node.name}ǁ{item.name}", item
-
-
-def _dump(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:
-    function.name = name
-    return ast.dump(function)
-
-
 Fingerprint = tuple[str, str, str]  # (file, mangled function, AST dump of the mutated function)
 
 
@@ -339,14 +324,14 @@ def mutmut_fingerprints(scratch: Path, keys: Sequence[str]) -> dict[str, Fingerp
     for meta in sorted(mutants_dir.rglob("*.py.meta")):
         py = meta.with_suffix("")  # mutants/<file>.py next to its .meta
         rel = py.relative_to(mutants_dir).as_posix()
-        for _, function in _functions(ast.parse(py.read_text("utf-8"))):
+        for _, function in mangled_functions(ast.parse(py.read_text("utf-8"))):
             # A mutant copy keeps the mangled name (`xǁClassǁm__mutmut_3`) even in its class.
             mangled = function.name
             key, marker, number = mangled.rpartition("__mutmut_")
             if not (marker and number.isdigit()):
                 continue
             name = key.removeprefix("x_") if key.startswith("x_") else key.rpartition("ǁ")[2]
-            by_name[f"{rel}::{mangled}"] = (rel, key, _dump(function, name))
+            by_name[f"{rel}::{mangled}"] = (rel, key, dump_as(function, name))
     files = {
         meta.with_suffix("").relative_to(mutants_dir).as_posix()
         for meta in mutants_dir.rglob("*.py.meta")
@@ -386,11 +371,11 @@ def guardcheck_fingerprints(scratch: Path, paths: Sequence[str]) -> dict[str, Fi
     for mutant in sweep.mutants:
         (change,) = mutant.changes
         line = change.mutated.count("\n", 0, max(change.splices[0].start - 1, 0)) + 1
-        for key, function in _functions(ast.parse(change.mutated)):
+        for key, function in mangled_functions(ast.parse(change.mutated)):
             if function.lineno <= line <= (function.end_lineno or function.lineno):
                 rel = Path(change.path).as_posix()
                 rel = Path(rel).relative_to(scratch).as_posix() if rel.startswith("/") else rel
-                out[mutant.id] = (rel, key, _dump(function, function.name))
+                out[mutant.id] = (rel, key, dump_as(function, function.name))
                 break
     return out
 

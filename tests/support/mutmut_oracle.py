@@ -2,7 +2,8 @@
 
 In `support`, not in tests/sweep/conftest.py: `from conftest import ...` resolves to
 whichever conftest.py pytest imported first under that name (tests/target_app's, on
-pytest 7.4), so test modules import these from here.
+pytest 7.4), so test modules import these from here. bench/sweep_bench.py pairs its
+mutants by the same rule, so it imports `mangled_functions` and `dump_as` from here too.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from guardcheck.model import Mutant
 FunctionDumps = Counter[tuple[str, str]]  # (mangled function name, ast dump of a mutated copy)
 
 
-def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def mangled_functions(tree: ast.Module) -> Iterator[tuple[str, Function]]:
     """Module-level functions and methods of module-level classes, with mutmut's mangled key."""
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -29,7 +33,7 @@ def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.As
                     yield f"xǁ{node.name}ǁ{item.name}", item
 
 
-def _dump(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> str:
+def dump_as(function: Function, name: str) -> str:
     function.name = name
     return ast.dump(function)
 
@@ -53,13 +57,13 @@ def mutmut_dumps(path: str, source: str) -> tuple[int, FunctionDumps]:
         key, marker, number = function.name.rpartition("__mutmut_")
         if marker and number.isdigit():
             name = key.removeprefix("x_") if key.startswith("x_") else key.rpartition("ǁ")[2]
-            dumps[(key, _dump(function, name))] += 1
+            dumps[(key, dump_as(function, name))] += 1
     return len(mutated.mutant_names), dumps
 
 
 def sweep_dumps(mutants: list[Mutant], source: str) -> FunctionDumps:
     """Each sweep mutant's mutated function: the function around its line, which must change."""
-    original = {key: ast.dump(f) for key, f in _functions(ast.parse(source))}
+    original = {key: ast.dump(f) for key, f in mangled_functions(ast.parse(source))}
     dumps: FunctionDumps = Counter()
     for mutant in mutants:
         (change,) = mutant.changes
@@ -68,7 +72,7 @@ def sweep_dumps(mutants: list[Mutant], source: str) -> FunctionDumps:
         line = change.mutated.count("\n", 0, max(change.splices[0].start - 1, 0)) + 1
         around = [
             (key, f)
-            for key, f in _functions(ast.parse(mutant.changes[0].mutated))
+            for key, f in mangled_functions(ast.parse(mutant.changes[0].mutated))
             if f.lineno <= line <= (f.end_lineno or f.lineno)
         ]
         assert len(around) == 1, f"{mutant.id} is in {len(around)} functions"
