@@ -36,6 +36,19 @@ SOURCE = textwrap.dedent(
 
     def unused():
         return 0
+
+
+    def noted(x):
+        y = x + 1
+        return y
+        y = "dead code the compiler drops"
+
+
+    def guarded(x):
+        try:
+            return int(x)
+        except ValueError as e:
+            raise TypeError(e)
     """
 )
 
@@ -87,13 +100,26 @@ def test_a_change_on_a_later_line_of_a_statement_selects_tests_running_its_first
     assert plan.selection[2].reason == "executes m.py:6"
 
 
-def test_a_line_without_line_events_falls_back_to_its_function_and_says_so():
-    coverage = {"m.py": {15: frozenset({"t.py::slow"})}}  # nothing recorded for lines 13-14
-    plan = plan_mutant(mutant('"b")', '"c")'), BASELINE, coverage)
+def test_a_statement_without_instructions_falls_back_to_its_function_and_says_so():
+    """Code after a return compiles to nothing, so coverage can never record it."""
+    coverage = {"m.py": {23: frozenset({"t.py::slow"}), 24: frozenset({"t.py::slow"})}}
+    plan = plan_mutant(mutant('"dead code', '"XXdead code'), BASELINE, coverage)
+    assert isinstance(plan, RunPlan)
     assert plan.tests == ("t.py::slow",)
     reason = {s.nodeid: s.reason for s in plan.selection}["t.py::slow"]
     assert "function-level fallback" in reason
-    assert "joined" in reason
+    assert "noted" in reason
+
+
+def test_a_statement_with_instructions_that_never_ran_is_no_coverage_without_a_run():
+    """Regression (issue 22, speed): `raise ParseError(e)` in iso8601's unreached handler
+    was taken for a line without line events, so every test of its function ran, twice
+    (alone, then in module order), ~1.2 s a mutant, to reach the same `no-coverage`."""
+    coverage = {"m.py": {29: frozenset({"t.py::fast"}), 30: frozenset({"t.py::fast"})}}
+    plan = plan_mutant(mutant("TypeError(e)", "TypeError(None)"), BASELINE, coverage)
+    assert isinstance(plan, EarlyResult)
+    assert plan.status is Status.NO_COVERAGE
+    assert plan.reason == "no test executes m.py:32"
 
 
 def test_a_forked_change_of_a_def_line_selects_the_tests_that_run_its_body():
