@@ -136,6 +136,9 @@ class RanFunction:
     path: str  # root-relative posix path of its file
     qualname: str
     line: int  # co_firstlineno: the first decorator's line, else the def's
+    # The test file (node id) whose collection alone ran it; "" when it ran elsewhere:
+    # at plugin or conftest import, or in a window that imported other project modules.
+    during: str = ""
 
 
 @dataclass(frozen=True)

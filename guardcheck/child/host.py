@@ -30,6 +30,7 @@ import signal
 import socket
 import time
 import traceback
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,21 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
         text = report.longreprtext.strip().splitlines()
         _collect_errors.append(f"{report.nodeid or '<session>'}: " + "\n".join(text[-15:]))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, object, None]:
+    """Each test file's collection is watched on its own (child/importwatch.py)."""
+    watched = _import_watch is not None and isinstance(collector, pytest.File | pytest.Class)
+    if watched:
+        assert _import_watch is not None
+        _import_watch.enter(collector.nodeid.split("::")[0], str(collector.path))
+    try:
+        yield
+    finally:
+        if watched:
+            assert _import_watch is not None
+            _import_watch.leave()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -10,6 +10,14 @@ cProfile is the mechanism: its hook is C, and with `builtins=False,
 subcalls=False` it keeps one counter per code object and nothing else, so
 collection pays a C call per Python call. Only the thread that started it is
 seen (collection runs in one; a thread an import starts is not watched).
+
+Each test file's collection (its import, its parametrize lists, its
+`pytest_generate_tests`) is watched by a profile of its own, so the lab can tell
+a function that only that file's collection ran: what it computed then lives in
+that file's namespace and items, and only that file's tests (and those that call
+it) can see it (lab/plan.py). A window in which another module of the project is
+imported for the first time is not the file's alone (that module's top-level
+code may have called the function, for everyone): it counts as global.
 """
 
 from __future__ import annotations
@@ -29,6 +37,12 @@ class ImportWatch:
         self._root = os.path.realpath(root)
         self._source = [os.path.realpath(s) for s in source]
         self._profile: cProfile.Profile | None = None
+        # test file's node id -> its collection's profile; files whose windows imported
+        # another project module (those count as global)
+        self._windows: dict[str, cProfile.Profile] = {}
+        self._shared: set[str] = set()
+        self._open: list[tuple[str, set[str]]] = []  # (file, modules before it), nested
+        self._current = ""
 
     def start(self) -> None:
         if sys.getprofile() is not None:
@@ -36,29 +50,85 @@ class ImportWatch:
         self._profile = cProfile.Profile(builtins=False, subcalls=False)
         self._profile.enable()
 
+    def enter(self, nodeid: str, filename: str) -> None:
+        """The collection of the test file `nodeid` (at `filename`) starts."""
+        if self._profile is None:
+            return
+        self._open.append((os.path.realpath(filename), set(sys.modules)))
+        if len(self._open) > 1:
+            return  # a collector inside another's report: the outer file's window
+        self._profile.disable()
+        window = self._windows.setdefault(nodeid, cProfile.Profile(builtins=False, subcalls=False))
+        self._current = nodeid
+        window.enable()
+
+    def leave(self) -> None:
+        if self._profile is None or not self._open:
+            return
+        filename, before = self._open.pop()
+        if self._open:
+            return
+        self._windows[self._current].disable()
+        if self._imported_others(filename, before):
+            self._shared.add(self._current)
+        self._profile.enable()
+
     def stop(self) -> list[messages.RanFunction] | None:
         """The functions under the source roots that ran; None when nothing was watched."""
         if self._profile is None:
             return None
         self._profile.disable()
-        codes = [e.code for e in self._profile.getstats() if isinstance(e.code, types.CodeType)]
+        profiles = [("", self._profile)]
+        profiles += [(k if k not in self._shared else "", w) for k, w in self._windows.items()]
         self._profile = None
-        found: dict[tuple[str, str, int], None] = {}
+        found: dict[tuple[str, str, int, str], None] = {}
         paths: dict[str, str | None] = {}  # co_filename -> root-relative path, if watched
-        for code in codes:
-            if code.co_filename not in paths:
-                paths[code.co_filename] = self._relative(code.co_filename)
-            path = paths[code.co_filename]
-            if path is not None:
-                found[(path, code.co_qualname, code.co_firstlineno)] = None
-        return [messages.RanFunction(p, q, line) for p, q, line in found]
+        for during, profile in profiles:
+            for entry in profile.getstats():
+                code = entry.code
+                if not isinstance(code, types.CodeType):
+                    continue
+                if code.co_filename not in paths:
+                    paths[code.co_filename] = self._relative(code.co_filename)
+                path = paths[code.co_filename]
+                if path is not None:
+                    found[(path, code.co_qualname, code.co_firstlineno, during)] = None
+        return [messages.RanFunction(p, q, line, during) for p, q, line, during in found]
+
+    def _imported_others(self, filename: str, before: set[str]) -> bool:
+        """Did the window import a module of the project other than its own file?
+
+        The packages the file itself sits in (`tests/__init__.py`) do not count
+        unless they are source.
+        """
+        folder = os.path.dirname(filename)
+        for name in set(sys.modules) - before:
+            real = _real_file(sys.modules.get(name))
+            if real is None or real == filename or not real.startswith(self._root + os.sep):
+                continue
+            package = os.path.basename(real) == "__init__.py"
+            inside = folder == os.path.dirname(real) or folder.startswith(
+                os.path.dirname(real) + os.sep
+            )
+            if package and inside and not self._in_source(real):
+                continue
+            return True
+        return False
+
+    def _in_source(self, real: str) -> bool:
+        return any(real == s or real.startswith(s + os.sep) for s in self._source)
 
     def _relative(self, filename: str) -> str | None:
         real = os.path.realpath(filename)
-        if not any(real == s or real.startswith(s + os.sep) for s in self._source):
+        if not self._in_source(real):
             return None
         try:
             relative = os.path.relpath(real, self._root)
         except ValueError:
             return None
         return None if relative.startswith("..") else relative.replace(os.sep, "/")
+
+
+def _real_file(module: types.ModuleType | None) -> str | None:
+    filename = getattr(module, "__file__", None)
+    return os.path.realpath(filename) if isinstance(filename, str) else None

@@ -226,6 +226,7 @@ def plan_mutant(
     timeout_factor: float = RunOptions.timeout_factor,  # the defaults: options.py's
     timeout_constant: float = RunOptions.timeout_constant,
     unfollowed: Mapping[str, str] | None = None,
+    collected_in: Collection[str] = (),
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first
     (for a module-level change, the likeliest killers first: `_import_time_rank`).
@@ -237,13 +238,19 @@ def plan_mutant(
     `whole_file` is for module-level or class-body changes (run in a fresh
     interpreter): such lines run at import, outside any test's context.
     `unfollowed` (node id -> reason) are tests whose processes coverage could
-    not see into: they are selected whatever the coverage says.
+    not see into: they are selected whatever the coverage says. `collected_in`
+    are test files whose collection alone ran the changed code (for a fresh
+    interpreter): what it computed then is theirs, so their tests are selected.
     """
     order = {test.nodeid: index for index, test in enumerate(baseline)}
     duration = {test.nodeid: test.duration for test in baseline}
     covering, missing = _covering_tests(mutant, coverage, whole_file, baseline)
     for nodeid, reason in (unfollowed or {}).items():
         covering.setdefault(nodeid, reason)
+    for test in baseline if collected_in else ():
+        file = test.nodeid.split("::")[0]
+        if file in collected_in:
+            covering.setdefault(test.nodeid, f"in {file}, whose collection ran the changed code")
     covering = {n: r for n, r in covering.items() if n in order}
     # Declared order first; a class or an unparametrized name expands to its collected ids.
     named = list(dict.fromkeys(_expand(mutant.named_killers, order)))

@@ -95,6 +95,44 @@ def test_a_mutant_that_changes_a_parametrize_id_is_caught_under_its_new_id(tmp_p
     assert done.returncode == 0
 
 
+def test_a_helper_run_collecting_one_test_file_runs_that_files_tests_and_its_callers(tmp_path):
+    """Issue 22 (speed): a function that built one file's parametrize list sent its mutants
+    to a fresh interpreter running every test of the suite. The package is imported by a
+    conftest.py here, so only tests/test_core.py's collection runs `cases`: its tests run
+    (and those that call it), not tests/test_other.py's, and the verdict is the one by hand."""
+    root = copy_project(tmp_path / "project", "importtime")
+    write_files(
+        root,
+        {
+            "tests/conftest.py": "import pkg.core  # imported before any test file\n",
+            "tests/test_other.py": (
+                "from pkg import core\n\n\ndef test_square_elsewhere():\n"
+                "    assert core.square(5) == 25\n"
+            ),
+        },
+    )
+    commit(root)
+    killers = failing_by_hand(root, CORE, "(3, 9)", "(3, 10)")
+    assert killers == ["tests/test_core.py::test_square[three]"]
+    done, mutants = guardcheck_run(root, tmp_path / "r.json", "--only", "wrong-case")
+    fields = mutants["wrong-case"]["guardcheck"]
+    assert fields["verdict"] == "caught", fields["reason"]
+    assert fields["reason"].startswith(f"{killers[0]}: ")
+    assert fields["executionPath"] == "subprocess"
+    assert fields["executionPathReason"] == (
+        f"{CORE}: cases ran while pytest collected tests/test_core.py "
+        "(its results would outlive a code swap)"
+    )
+    selected = {s["test"] for s in fields["selection"] if s["selected"]}
+    assert selected == {
+        "tests/test_core.py::test_cached_values",
+        "tests/test_core.py::test_table",
+        "tests/test_core.py::test_square[two]",
+        "tests/test_core.py::test_square[three]",
+    }
+    assert done.returncode == 0
+
+
 SIGN = {
     "pkg/sign.py": "def sign(x):\n    if x < 0:\n        return -1\n    return x * 2\n",
     "tests/test_sign.py": (

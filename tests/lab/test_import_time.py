@@ -12,6 +12,7 @@ import importlib
 import sys
 import textwrap
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,54 @@ def test_a_root_outside_the_sources_is_not_reported(tmp_path: Path):
     ran = watch.stop()
     assert ran is not None
     assert ran == []  # this test's own code lives outside tmp_path/src
+
+
+def test_a_function_that_only_one_test_files_collection_ran_is_that_files(tmp_path, imported):
+    """Issue 22 (speed): a helper building one test file's parametrize list sent each of
+    its mutants to a fresh interpreter running every test of the suite (isodate's
+    parse_duration: 164 of 317 mutants). What it computed then lives in that file."""
+    core = importlib.import_module("pkg.core")
+    later = RanFunction("pkg/core.py", "later", core.later.__code__.co_firstlineno, "t/test_x.py")
+    activation = classify(mutant("x + 1", "x - 1"), tmp_path)
+    moved = after_collection(activation, [*imported, later])
+    assert moved.mode is ExecutionPath.FRESH
+    assert moved.collected_in == ("t/test_x.py",)
+    assert moved.why == (
+        "pkg/core.py: later ran while pytest collected t/test_x.py "
+        "(its results would outlive a code swap)"
+    )
+    elsewhere_too = after_collection(activation, [*imported, later, replace(later, during="")])
+    assert elsewhere_too.collected_in is None
+    assert "ran at import or collection time" in elsewhere_too.why
+
+
+def test_the_watch_tells_which_test_files_collection_ran_a_function(tmp_path, imported):
+    """A window that imports another project module for the first time is everyone's:
+    that module's top-level code may have called the function for all tests."""
+    core = importlib.import_module("pkg.core")
+    (tmp_path / "pkg" / "extra.py").write_text(
+        "from pkg import core\n\nEXTRA = core.later_key()\n", encoding="utf-8"
+    )
+    test_file = tmp_path / "t" / "test_x.py"
+    watch = ImportWatch(str(tmp_path), [str(tmp_path / "pkg")])
+    previous = sys.getprofile()
+    sys.setprofile(None)
+    try:
+        watch.start()
+        watch.enter("t/test_x.py", str(test_file))
+        core.later(1)
+        watch.leave()
+        watch.enter("t/test_y.py", str(tmp_path / "t" / "test_y.py"))
+        importlib.import_module("pkg.extra")
+        watch.leave()
+        core.scaled()
+        ran = watch.stop()
+    finally:
+        sys.setprofile(previous)
+        sys.modules.pop("pkg.extra", None)
+    assert ran is not None
+    during = {(r.qualname, r.during) for r in ran}
+    assert ("later", "t/test_x.py") in during
+    assert ("later_key", "") in during  # run by pkg.extra's import, in t/test_y.py's window
+    assert ("scaled", "") in during
+    assert not any(r.during == "t/test_y.py" for r in ran)

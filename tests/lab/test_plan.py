@@ -257,3 +257,17 @@ def test_tests_that_killed_a_mutant_on_the_same_line_go_first_however_slow():
     assert ordered.selection == plan.selection
     # With no kills anywhere yet, a same-line killer alone reorders.
     assert killers_first(plan, {}, durations, nearby={"t.py::slow"}).tests[0] == "t.py::slow"
+
+
+def test_a_fresh_mutant_whose_code_ran_collecting_one_file_selects_that_files_tests():
+    """Issue 22 (speed): such a mutant selected every test of the suite; the tests of the
+    files whose collection ran it, and those that execute it, are the ones that can tell."""
+    baseline = [*BASELINE, BaselineTest("u.py::elsewhere", 0.2, "u.py")]
+    plan = plan_mutant(mutant("return 0", "return 1"), baseline, COVERAGE, collected_in=["u.py"])
+    assert isinstance(plan, RunPlan)
+    assert plan.tests == ("u.py::elsewhere",)
+    reasons = {s.nodeid: s.reason for s in plan.selection}
+    assert reasons["u.py::elsewhere"] == "in u.py, whose collection ran the changed code"
+    plan = plan_mutant(mutant("a + b", "a - b"), baseline, COVERAGE, collected_in=["u.py"])
+    assert isinstance(plan, RunPlan)
+    assert set(plan.tests) == {"u.py::elsewhere", "t.py::fast", "t.py::medium", "t.py::slow"}

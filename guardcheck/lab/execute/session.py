@@ -235,10 +235,11 @@ class LabSession:
             mutant,
             baseline,
             coverage,
-            whole_file=activation.mode is ExecutionPath.FRESH,
+            whole_file=activation.mode is ExecutionPath.FRESH and activation.collected_in is None,
             timeout_factor=self.options.timeout_factor,
             timeout_constant=self.options.timeout_constant,
             unfollowed=self.unfollowed,
+            collected_in=activation.collected_in or (),
         )
         if isinstance(plan, EarlyResult):
             result = MutantResult(

@@ -102,6 +102,10 @@ class Activation:
     mode: ExecutionPath
     why: str  # for FRESH: what a code swap cannot express
     files: tuple[FileActivation, ...] = ()
+    # For FRESH: the test files (node ids) whose collection alone ran the changed code,
+    # when that is all a fresh interpreter must redo (lab/plan.py); None: anything may
+    # depend on it (module-level code, or code run at import).
+    collected_in: tuple[str, ...] | None = None
 
 
 def _b64(data: bytes) -> str:
@@ -401,13 +405,28 @@ def after_collection(
             "the host could not watch import and collection (another profiler was "
             "installed), so import-time work by the changed code cannot be ruled out",
         )
-    seen = {(r.path, r.qualname, r.line) for r in ran}
+    during: dict[tuple[str, str, int], set[str]] = {}
+    for r in ran:
+        during.setdefault((r.path, r.qualname, r.line), set()).add(r.during)
+    files: set[str] = set()
+    ran_early: list[str] = []
     for file in activation.files:
         for qualname, line in file.changed:
-            if (file.path, qualname, line) in seen:
-                return Activation(
-                    ExecutionPath.FRESH,
-                    f"{file.path}: {qualname} ran at import or collection time "
-                    "(its results would outlive a code swap)",
-                )
-    return activation
+            where = during.get((file.path, qualname, line))
+            if where is not None:
+                ran_early.append(f"{file.path}: {qualname}")
+                files |= where
+    if not ran_early:
+        return activation
+    if "" in files:
+        return Activation(
+            ExecutionPath.FRESH,
+            f"{ran_early[0]} ran at import or collection time "
+            "(its results would outlive a code swap)",
+        )
+    return Activation(
+        ExecutionPath.FRESH,
+        f"{ran_early[0]} ran while pytest collected {', '.join(sorted(files))} "
+        "(its results would outlive a code swap)",
+        collected_in=tuple(sorted(files)),
+    )
