@@ -270,6 +270,79 @@ def test_tests_that_need_an_earlier_test_of_their_module_judge_in_context(
     assert verdict["verdict"] == "caught", verdict["reason"]
 
 
+LOCALE = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "pkg/__init__.py": "",
+    "pkg/locale.py": (
+        "import threading\n\n_CURRENT = threading.local()\n\n\n"
+        "def activate(name: str) -> None:\n    _CURRENT.name = name\n\n\n"
+        "def current() -> str | None:\n    return getattr(_CURRENT, 'name', None)\n"
+    ),
+    # In the suite's order the default is read before anything activates a locale; the
+    # slow first test makes fastest-first run the other one first.
+    "tests/test_a_default.py": (
+        "import time\n\nfrom pkg import locale\n\n\ndef test_default_reads_fine():\n"
+        "    time.sleep(0.2)\n    assert locale.current() in (None, 'fr')\n"
+    ),
+    "tests/test_b_activate.py": (
+        "from pkg import locale\n\n\ndef test_activate():\n    locale.activate('fr')\n"
+        "    assert locale.current() == 'fr'\n"
+    ),
+    "mutations/locale.toml": (
+        '[[mutation]]\nid = "no-default"\nsummary = "An unset locale raises."\n'
+        'file = "pkg/locale.py"\nscope = "current"\n'
+        "find = \"getattr(_CURRENT, 'name', None)\"\nreplace = \"getattr(_CURRENT, 'name')\"\n"
+    ),
+}
+
+
+def test_a_survivor_counts_only_once_its_tests_ran_in_the_suites_order(tmp_path):
+    """Regression (issue 22, found by the corpus oracle on humanize's locale): the tests
+    ran fastest first, so the one that activates a locale ran before the one reading the
+    default, and the mutant survived with its statement reached; by hand, in the suite's
+    order, the default is read first and the mutant fails it."""
+    root = commit(write_files(tmp_path / "project", LOCALE))
+    assert _by_hand_exit(root, "pkg/locale.py", "'name', None)", "'name')") == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["no-default"]["guardcheck"]
+    assert verdict["verdict"] == "caught", verdict["reason"]
+    assert verdict["reason"].startswith("tests/test_a_default.py::test_default_reads_fine: ")
+
+
+PROBED = {
+    "pyproject.toml": LOCALE["pyproject.toml"],
+    "pkg/__init__.py": "",
+    "pkg/scale.py": "def scale(x: int) -> int:\n    return x * 2\n",
+    # Ten fast tests run the function without telling `* 2` from `** 2`; the one that
+    # does is slow, so it comes last of the eleven when the fastest go first.
+    "tests/test_scale.py": (
+        "import time\n\nimport pytest\n\nfrom pkg.scale import scale\n\n\n"
+        "@pytest.mark.parametrize('x', [0, 2] * 5)\ndef test_fixed_points(x):\n"
+        "    assert scale(x) in (0, 4)\n\n\ndef test_three():\n    time.sleep(0.2)\n"
+        "    assert scale(3) == 6\n"
+    ),
+    "mutations/scale.toml": (
+        '[[mutation]]\nid = "power"\nsummary = "Squares."\nfile = "pkg/scale.py"\n'
+        'scope = "scale"\nfind = "x * 2"\nreplace = "x ** 2"\n'
+    ),
+}
+
+
+def test_a_kill_after_the_first_few_tests_is_found_by_the_run_in_the_suites_order(tmp_path):
+    """A forked mutant's first run is its likeliest killers (scheduler.probe_plan); when
+    none of them kills it, the whole selection runs as the suite runs it."""
+    root = commit(write_files(tmp_path / "project", PROBED))
+    assert _by_hand_exit(root, "pkg/scale.py", "x * 2", "x ** 2") == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["power"]["guardcheck"]
+    assert verdict["verdict"] == "caught", verdict["reason"]
+    assert verdict["reason"].startswith("tests/test_scale.py::test_three: ")
+    assert len(verdict["tests"]) == 11  # every test, in the suite's order
+
+
 LEVELS = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'

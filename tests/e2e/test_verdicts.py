@@ -229,7 +229,7 @@ def test_an_order_dependent_test_is_judged_with_its_module_in_order(tmp_path):
     done, mutants = guardcheck_run(root, tmp_path / "r.json")
     fields = mutants["swap-operands"]["guardcheck"]
     assert fields["verdict"] == "survived", fields["reason"]
-    assert "earlier tests of the selected tests' modules" in fields["reason"]
+    assert "with their modules' earlier tests, in baseline order" in fields["reason"]
     assert [t["id"] for t in fields["tests"]][:2] == [
         "tests/test_core.py::test_a_setup",
         "tests/test_core.py::test_b_compute",

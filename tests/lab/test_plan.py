@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import pytest
 
+from guardcheck.lab.execute.scheduler import PROBE_TESTS, probe_plan
 from guardcheck.lab.plan import EarlyResult, RunPlan, killers_first, plan_mutant
 from guardcheck.model import (
     BaselineTest,
@@ -271,3 +273,16 @@ def test_a_fresh_mutant_whose_code_ran_collecting_one_file_selects_that_files_te
     plan = plan_mutant(mutant("a + b", "a - b"), baseline, COVERAGE, collected_in=["u.py"])
     assert isinstance(plan, RunPlan)
     assert set(plan.tests) == {"u.py::elsewhere", "t.py::fast", "t.py::medium", "t.py::slow"}
+
+
+def test_a_probe_is_the_first_tests_with_every_named_killer_held():
+    """scheduler.probe_plan: a forked mutant's first run; the rest runs only after a pass."""
+    tests = tuple(f"t.py::t{i}" for i in range(12))
+    plan = RunPlan(mutant("a + b", "a - b"), tests, (), 1.0, must_run=("t.py::t11",))
+    probe, selected = probe_plan(plan)
+    assert probe.tests == (*tests[:PROBE_TESTS], "t.py::t11")
+    assert selected == tests
+    assert probe_plan(dataclasses.replace(plan, tests=tests[:PROBE_TESTS])) == (
+        dataclasses.replace(plan, tests=tests[:PROBE_TESTS]),
+        (),
+    )
