@@ -15,7 +15,8 @@ only `sitecustomize.py` (see `bootstrap.py`), and `GUARDCHECK_FOLLOW` naming a
 Forked workers (multiprocessing's fork start method, `os.fork`) inherit the
 code swap and the coverage tracer; `os.register_at_fork` and a wrapped
 `os._exit`, `atexit` and a SIGTERM handler (`Pool.terminate`) make them write
-what they saw before they go. The child reads it all back after each test.
+what they saw before they go (and `terminate_until_gone` makes sure a worker
+that missed its SIGTERM gets another). The child reads it all back after each test.
 
 A process that cannot be followed (a Python run with -I, -S or -E, an
 environment without the bootstrap, a bootstrap that failed) is recorded as
@@ -196,6 +197,8 @@ def dump_coverage_at_exit(
         if pid == 0:
             test = os.environ.get(FOLLOW_TEST_ENV, "")
             append_line(os.path.join(out, STARTED), f"{os.getpid()}\t{test}")
+        else:
+            terminate_until_gone()
         return pid
 
     os.fork = fork_noted
@@ -216,6 +219,43 @@ def dump_coverage_at_exit(
 
         with contextlib.suppress(ValueError):  # not the main thread: no handler possible
             signal.signal(signal.SIGTERM, on_sigterm)
+
+
+_NUDGE_SECONDS = 1.0
+
+
+def terminate_until_gone() -> None:
+    """Make multiprocessing's terminate-and-join survive our workers' SIGTERM handler.
+
+    The handler above is Python code: the signal only sets a flag that the worker's
+    main thread acts on at its next bytecode. A SIGTERM landing between that check and
+    a blocking call (an idle pool worker about to wait on its queue's lock) is never
+    acted on, and `Pool.terminate()` then joins that worker forever, where the default
+    action would have killed it (a baseline hung 1 run in 20, two at a time). So in the
+    process that started forked workers, a join after terminate() sends SIGTERM again
+    every second until the worker is gone: a second signal interrupts the wait, and the
+    handler runs. multiprocessing is patched only once it has forked a worker.
+    """
+    popen_fork = sys.modules.get("multiprocessing.popen_fork")
+    if popen_fork is None or getattr(popen_fork.Popen, "_guardcheck_nudges", False):
+        return
+    cls = popen_fork.Popen
+    send, wait = cls._send_signal, cls.wait
+
+    def send_signal(self: Any, sig: int) -> None:
+        if sig == signal.SIGTERM:
+            self._guardcheck_terminated = True
+        send(self, sig)
+
+    def wait_nudging(self: Any, timeout: float | None = None) -> int | None:
+        if timeout is not None or not getattr(self, "_guardcheck_terminated", False):
+            return wait(self, timeout)  # type: ignore[no-any-return]
+        while (code := wait(self, _NUDGE_SECONDS)) is None:
+            send(self, signal.SIGTERM)
+        return code  # type: ignore[no-any-return]
+
+    cls._send_signal, cls.wait = send_signal, wait_nudging
+    cls._guardcheck_nudges = True
 
 
 # -- the child's side ------------------------------------------------------------------

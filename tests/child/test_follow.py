@@ -180,3 +180,51 @@ def test_baseline_subprocess_lines_go_to_their_test_and_a_lost_process_is_unfoll
     assert seen["lines"] == {"m.py": {"1": ["t::normal"], "2": ["t::normal"]}}
     assert list(seen["unfollowed"]) == ["t::killed"]
     assert "ended without writing its coverage" in seen["unfollowed"]["t::killed"]
+
+
+LOST_SIGTERM = """
+import multiprocessing, os, signal, sys, time
+from guardcheck.child.follow import terminate_until_gone
+
+def lose_the_first_sigterm():
+    # What a Python SIGTERM handler does when the signal lands just before a blocking
+    # wait: nothing, until another signal interrupts the wait.
+    seen = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0) if seen else seen.append(1))
+    parent = os.getppid()
+    while os.getppid() == parent:  # a driver killed on its timeout leaves no orphan
+        time.sleep(0.05)
+
+worker = multiprocessing.get_context("fork").Process(target=lose_the_first_sigterm)
+worker.start()
+if sys.argv[1] == "patched":
+    terminate_until_gone()  # what the followed process does once it has forked a worker
+time.sleep(0.3)
+worker.terminate()
+worker.join()
+print("joined", worker.exitcode)
+"""
+
+
+def test_a_terminated_worker_whose_handler_missed_the_signal_is_signalled_again(tmp_path):
+    """Regression (issue 22, a baseline hung in CI): a pool worker's SIGTERM handler
+    (coverage written on the way out) is Python code, and a SIGTERM landing just before
+    the worker blocks is never acted on; `Pool.terminate()` then joined it forever. The
+    join after terminate() now signals again until the worker is gone."""
+
+    def run(mode: str, timeout: float) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run(
+                [sys.executable, "-c", LOST_SIGTERM, mode],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None
+
+    patched = run("patched", timeout=10)
+    assert patched is not None
+    assert patched.stdout.strip() == "joined 0", patched.stderr
+    assert run("plain", timeout=4) is None  # without it the join never returns
