@@ -139,10 +139,39 @@ def serve_mutant(spec: FollowSpec) -> None:
         )
 
 
-def _measure(spec: FollowSpec) -> None:
+def measuring(source: list[str]) -> Any:
+    """A coverage.py `Coverage` measuring the source paths: folders, and module files.
+
+    coverage.py takes a `source` entry that is no folder for a module name, so a
+    single-module project (`source = ["parse.py"]`) was measured not at all and every
+    mutant came out `no-coverage`. A file is given by its module name instead
+    (`source_pkgs`), found from the packages around it.
+    """
     from coverage import Coverage
 
-    cov = Coverage(data_file=None, source=spec.source, config_file=False, messages=False)
+    folders = [s for s in source if not os.path.isfile(s)]
+    modules = [_module_name(Path(s)) for s in source if os.path.isfile(s)]
+    return Coverage(
+        data_file=None,
+        source=folders,
+        source_pkgs=modules,
+        config_file=False,
+        messages=False,
+    )
+
+
+def _module_name(path: Path) -> str:
+    """`pkg.sub.mod` for pkg/sub/mod.py (`pkg` for pkg/__init__.py), by its packages."""
+    parts = [] if path.stem == "__init__" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
+def _measure(spec: FollowSpec) -> None:
+    cov = measuring(spec.source)
     cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
     cov.start()
     test = os.environ.get(FOLLOW_TEST_ENV, "")

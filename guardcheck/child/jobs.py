@@ -22,7 +22,7 @@ from _pytest.capture import MultiCapture
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.diskreads import DiskReads
-from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit
+from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit, measuring
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.itemrun import Recorder, run_items, use_capture
@@ -49,11 +49,9 @@ class Jobs:
 
     def baseline(self, out: int, slot: workdirs.Slot, items: list[pytest.Item]) -> None:
         """Run 1, or one part of it: `items` under coverage, one context per test."""
-        from coverage import Coverage
-
         self._enter_scratch(slot)
         source = self.settings.source
-        cov = Coverage(data_file=None, source=source, config_file=False, messages=False)
+        cov = measuring(source)
         cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
         cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
         announce = _announcer(out)

@@ -343,6 +343,32 @@ def test_a_kill_after_the_first_few_tests_is_found_by_the_run_in_the_suites_orde
     assert len(verdict["tests"]) == 11  # every test, in the suite's order
 
 
+SINGLE_MODULE = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'
+        'source = ["scale.py"]\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+        'pythonpath = ["."]\n'
+    ),
+    "scale.py": "def scale(x: int) -> int:\n    return x * 2\n",
+    "tests/test_scale.py": (
+        "from scale import scale\n\n\ndef test_three():\n    assert scale(3) == 6\n"
+    ),
+    "mutations/scale.toml": PROBED["mutations/scale.toml"].replace("pkg/scale.py", "scale.py"),
+}
+
+
+def test_a_single_module_project_is_measured_and_its_mutants_judged(tmp_path):
+    """Regression (issue 22, parse 1.20.2: `py-modules = ["parse"]`): coverage.py took the
+    source entry `parse.py` for a module name, measured nothing, and all 1,245 mutants
+    of the sweep but one were `no-coverage`. By hand this one fails its test."""
+    root = commit(write_files(tmp_path / "project", SINGLE_MODULE))
+    assert _by_hand_exit(root, "scale.py", "x * 2", "x ** 2") == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["power"]["guardcheck"]
+    assert verdict["verdict"] == "caught", verdict["reason"]
+    assert verdict["reason"].startswith("tests/test_scale.py::test_three: ")
+
+
 LEVELS = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'
