@@ -369,6 +369,19 @@ def test_a_single_module_project_is_measured_and_its_mutants_judged(tmp_path):
     assert verdict["reason"].startswith("tests/test_scale.py::test_three: ")
 
 
+def test_a_baseline_that_measured_nothing_of_the_source_says_so(tmp_path):
+    """Issue 22: a run whose coverage recorded no line of the source (parse's, before the
+    fix above) gave `no-coverage` for every mutant in silence; now it says why, and how
+    to fix it, while the verdicts stay what they are by hand (nothing fails)."""
+    files = {**SINGLE_MODULE, "tests/test_scale.py": "def test_nothing():\n    assert True\n"}
+    root = commit(write_files(tmp_path / "project", files))
+    assert _by_hand_exit(root, "scale.py", "x * 2", "x ** 2") == 0
+    done, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    assert mutants["power"]["guardcheck"]["verdict"] == "no-coverage"
+    assert "coverage.py recorded no line of the source (scale.py)" in done.stderr
+    assert "fix: point [tool.guardcheck] source at" in done.stderr
+
+
 LEVELS = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'

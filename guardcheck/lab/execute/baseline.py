@@ -8,7 +8,7 @@ for a crashed, red or flaky baseline.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from guardcheck import messages
@@ -64,6 +64,26 @@ def judge_baseline(
     report = runs[0].report
     coverage = report.coverage if report is not None and report.coverage else {}
     return baseline, coverage_map(coverage, tests, root)
+
+
+def unmeasured_warning(
+    coverage: CoverageMap, unfollowed: Mapping[str, str], source: Sequence[str], root: Path
+) -> str | None:
+    """What to tell the user when the tests ran but coverage recorded no line of the source.
+
+    Then every mutant inside a function is `no-coverage`, which is what a wrong
+    `source` looks like (a file coverage.py could not measure, a folder the tests
+    do not import from). Said, not fatal: a suite may really call no function.
+    """
+    if unfollowed or any(lines for lines in coverage.values()):
+        return None
+    shown = ", ".join(relative(s, root) for s in source)
+    return (
+        f"warning: the baseline's tests ran, but coverage.py recorded no line of the source "
+        f"({shown}), so every mutant inside a function will be no-coverage\n"
+        "  fix: point [tool.guardcheck] source at the package folders or .py files your "
+        "tests import"
+    )
 
 
 def _check_crash(ended: messages.ChildEnded, run: int, runs: int) -> None:

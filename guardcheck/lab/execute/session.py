@@ -36,7 +36,12 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import procs, workdirs
-from guardcheck.lab.execute.baseline import BaselineFailed, judge_baseline, unfollowed_tests
+from guardcheck.lab.execute.baseline import (
+    BaselineFailed,
+    judge_baseline,
+    unfollowed_tests,
+    unmeasured_warning,
+)
 from guardcheck.lab.execute.processes import HostDied, HostInfo, HostProcess, Zygote
 from guardcheck.lab.execute.scheduler import LabEvents, Scheduler, unviable
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
@@ -185,6 +190,10 @@ class LabSession:
             ended = [m for m in runs if isinstance(m, messages.ChildEnded)]
             baseline, coverage = judge_baseline(ended, self.info.paths, self.options.root)
             self.unfollowed = unfollowed_tests(ended)
+            source = measured_source(self.options, self.mutants)
+            warning = unmeasured_warning(coverage, self.unfollowed, source, self.options.root)
+            if warning:
+                print(f"guardcheck: {warning}", file=sys.stderr)
             report.baseline = baseline
             # Wall time: starting pytest, collecting, the tests under coverage (and reruns).
             report.baseline_seconds = time.perf_counter() - self._launched
