@@ -270,6 +270,18 @@ def test_tests_that_need_an_earlier_test_of_their_module_judge_in_context(
     assert verdict["verdict"] == "caught", verdict["reason"]
 
 
+def _caught_as_by_hand(
+    tmp_path: Path, files: dict[str, str], relative: str, old: str, new: str, entry: str
+) -> dict:
+    """The entry's guardcheck fields, once both by hand and under guardcheck it is caught."""
+    root = commit(write_files(tmp_path / "project", files))
+    assert _by_hand_exit(root, relative, old, new) == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants[entry]["guardcheck"]
+    assert verdict["verdict"] == "caught", verdict["reason"]
+    return verdict
+
+
 LOCALE = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["pkg"]\n'
@@ -304,11 +316,9 @@ def test_a_survivor_counts_only_once_its_tests_ran_in_the_suites_order(tmp_path)
     ran fastest first, so the one that activates a locale ran before the one reading the
     default, and the mutant survived with its statement reached; by hand, in the suite's
     order, the default is read first and the mutant fails it."""
-    root = commit(write_files(tmp_path / "project", LOCALE))
-    assert _by_hand_exit(root, "pkg/locale.py", "'name', None)", "'name')") == 1
-    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
-    verdict = mutants["no-default"]["guardcheck"]
-    assert verdict["verdict"] == "caught", verdict["reason"]
+    verdict = _caught_as_by_hand(
+        tmp_path, LOCALE, "pkg/locale.py", "'name', None)", "'name')", "no-default"
+    )
     assert verdict["reason"].startswith("tests/test_a_default.py::test_default_reads_fine: ")
 
 
@@ -334,11 +344,7 @@ PROBED = {
 def test_a_kill_after_the_first_few_tests_is_found_by_the_run_in_the_suites_order(tmp_path):
     """A forked mutant's first run is its likeliest killers (scheduler.probe_plan); when
     none of them kills it, the whole selection runs as the suite runs it."""
-    root = commit(write_files(tmp_path / "project", PROBED))
-    assert _by_hand_exit(root, "pkg/scale.py", "x * 2", "x ** 2") == 1
-    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
-    verdict = mutants["power"]["guardcheck"]
-    assert verdict["verdict"] == "caught", verdict["reason"]
+    verdict = _caught_as_by_hand(tmp_path, PROBED, "pkg/scale.py", "x * 2", "x ** 2", "power")
     assert verdict["reason"].startswith("tests/test_scale.py::test_three: ")
     assert len(verdict["tests"]) == 11  # every test, in the suite's order
 
@@ -361,11 +367,7 @@ def test_a_single_module_project_is_measured_and_its_mutants_judged(tmp_path):
     """Regression (issue 22, parse 1.20.2: `py-modules = ["parse"]`): coverage.py took the
     source entry `parse.py` for a module name, measured nothing, and all 1,245 mutants
     of the sweep but one were `no-coverage`. By hand this one fails its test."""
-    root = commit(write_files(tmp_path / "project", SINGLE_MODULE))
-    assert _by_hand_exit(root, "scale.py", "x * 2", "x ** 2") == 1
-    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
-    verdict = mutants["power"]["guardcheck"]
-    assert verdict["verdict"] == "caught", verdict["reason"]
+    verdict = _caught_as_by_hand(tmp_path, SINGLE_MODULE, "scale.py", "x * 2", "x ** 2", "power")
     assert verdict["reason"].startswith("tests/test_scale.py::test_three: ")
 
 
