@@ -54,6 +54,9 @@ def start_driver(
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(scratch)},  # where the lab's scratch folder goes
+        # Ctrl-C as a terminal delivers it: a suite started in the background of a
+        # non-interactive shell (nohup, `&`) inherits SIGINT ignored, and so would the lab.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     return root, scratch, driver
 
