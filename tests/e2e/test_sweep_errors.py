@@ -50,16 +50,20 @@ def processes_in(root: Path) -> list[int]:
     return found
 
 
-def lab_scratch() -> set[str]:
-    """Lab scratch folders where this machine puts them (/dev/shm or the temp folder)."""
-    parent = scratchdir.scratch_parent()
+def lab_scratch(parent: Path) -> set[str]:
+    """Lab scratch folders in `parent`."""
     return {p for p in os.listdir(parent) if p.startswith("guardcheck-lab-")}
 
 
 def sweep_fails_cleanly(root: Path) -> subprocess.CompletedProcess[str]:
-    """`guardcheck sweep pkg` in root; checks exit 2 and that it left nothing behind."""
+    """`guardcheck sweep pkg` in root; checks exit 2 and that it left nothing behind.
+
+    Its scratch folder goes to a folder of its own: in the machine's shared
+    one, another test's lab running meanwhile made a folder this one did not leave."""
     commit(root)
-    before, scratch = tracked_bytes(root), lab_scratch()
+    parent = root.parent / "scratch"
+    parent.mkdir()
+    before = tracked_bytes(root)
     done = subprocess.run(
         [sys.executable, "-m", "guardcheck", "sweep", "pkg"],
         cwd=root,
@@ -67,11 +71,12 @@ def sweep_fails_cleanly(root: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         check=False,
+        env={**os.environ, scratchdir.ENV: str(parent)},
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert wait_until(lambda: not processes_in(root), seconds=5), processes_in(root)
-    assert lab_scratch() <= scratch
+    assert lab_scratch(parent) == set()
     assert tracked_bytes(root) == before
     assert git_status(root) == ""
     return done

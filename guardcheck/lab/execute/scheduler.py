@@ -82,6 +82,8 @@ class _Job:
     context: bool = False
     # The mutant written into the copy's files: a test read them (see _again_on_disk).
     on_disk: bool = False
+    # A run of the mutant after one that did not decide (see _in_context): its reason says so.
+    again: bool = False
     # A probe: the first of these selected tests (see probe_plan); empty for a whole run.
     selected: tuple[str, ...] = ()
     earlier: ChildOutcome | None = None  # on disk: the run in memory, whose passes stand
@@ -330,15 +332,20 @@ class Scheduler:
             self._conclude(job, mutant_outcome, "\n".join(filter(None, [log, note])), *confirmed)
 
     def _first_run(self, job: _Job) -> None:
-        """A forked mutant probes its likeliest killers first (probe_plan). A fresh one runs
-        as the suite runs at once: each of its runs starts an interpreter and collects."""
-        if job.activation.mode is ExecutionPath.FORK:
-            job.plan, job.selected = probe_plan(job.plan)
-            return
+        """A forked mutant probes its likeliest killers first (probe_plan), unless the run
+        as the suite runs it is the same few tests in another order: then that run is
+        the first, as it is for a fresh one (each of its runs starts an interpreter and
+        collects). Either way a pass needs no second run."""
         if job.plan.fixed:
+            if job.activation.mode is ExecutionPath.FORK:
+                job.plan, job.selected = probe_plan(job.plan)
             return  # named killers go first, as declared; a pass then runs as the suite does
         suite = self._as_the_suite_runs(job)
-        if suite is not None:
+        fork = job.activation.mode is ExecutionPath.FORK
+        reordered = suite is not None and set(suite.tests) == set(job.plan.tests)
+        if fork and not (reordered and len(job.plan.tests) <= PROBE_TESTS):
+            job.plan, job.selected = probe_plan(job.plan)
+        elif suite is not None:
             job.plan, job.context = suite, True
 
     def _as_the_suite_runs(self, job: _Job) -> RunPlan | None:
@@ -380,6 +387,7 @@ class Scheduler:
             context=True,
             on_disk=job.on_disk,
             earlier=job.earlier,
+            again=True,
         )
         self.pending.appendleft(rerun)
         return True
@@ -425,9 +433,9 @@ class Scheduler:
         self, job: _Job, outcome: ChildOutcome, child_log: str, status: Status, reason: str
     ) -> None:
         mutant = job.plan.mutant
-        if job.context:
+        if job.again:
             reason += (
-                " (in a run as the suite runs them: the selected tests with their modules' "
+                " (run again as the suite runs them: the selected tests with their modules' "
                 "earlier tests, in baseline order)"
             )
         if status is Status.CAUGHT:
