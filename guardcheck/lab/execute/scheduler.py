@@ -336,16 +336,14 @@ class Scheduler:
         as the suite runs it is the same few tests in another order: then that run is
         the first, as it is for a fresh one (each of its runs starts an interpreter and
         collects). Either way a pass needs no second run."""
-        if job.plan.fixed:
-            if job.activation.mode is ExecutionPath.FORK:
+        # Named killers go first, as declared; a pass then runs as the suite does.
+        suite = None if job.plan.fixed else self._as_the_suite_runs(job)
+        if job.activation.mode is ExecutionPath.FORK:
+            few = len(job.plan.tests) <= PROBE_TESTS
+            if not (suite is not None and few and set(suite.tests) == set(job.plan.tests)):
                 job.plan, job.selected = probe_plan(job.plan)
-            return  # named killers go first, as declared; a pass then runs as the suite does
-        suite = self._as_the_suite_runs(job)
-        fork = job.activation.mode is ExecutionPath.FORK
-        reordered = suite is not None and set(suite.tests) == set(job.plan.tests)
-        if fork and not (reordered and len(job.plan.tests) <= PROBE_TESTS):
-            job.plan, job.selected = probe_plan(job.plan)
-        elif suite is not None:
+                return
+        if suite is not None:
             job.plan, job.context = suite, True
 
     def _as_the_suite_runs(self, job: _Job) -> RunPlan | None:

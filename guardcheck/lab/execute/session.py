@@ -88,6 +88,7 @@ class LabSession:
         self.interrupted = False
         self.unfollowed: dict[str, str] = {}  # baseline tests whose processes went unseen
         self._launched = 0.0
+        self._source: list[str] = []  # what the host's coverage measures
         self._spare: frozenset[int] = frozenset()
         self._restorer: Restorer | None = None
         self._closed = False
@@ -101,10 +102,11 @@ class LabSession:
         procs.set_subreaper()
         try:
             self._launched = time.perf_counter()
+            self._source = measured_source(self.options, self.mutants)
             self.host = HostProcess(
                 self.options,
                 self.scratch,
-                measured_source(self.options, self.mutants),
+                self._source,
                 baseline_runs=self.options.baseline_runs,
             )
             # Classify while pytest starts and collects in the host: the two overlap.
@@ -190,8 +192,8 @@ class LabSession:
             ended = [m for m in runs if isinstance(m, messages.ChildEnded)]
             baseline, coverage = judge_baseline(ended, self.info.paths, self.options.root)
             self.unfollowed = unfollowed_tests(ended)
-            source = measured_source(self.options, self.mutants)
-            warning = unmeasured_warning(coverage, self.unfollowed, source, self.options.root)
+            # Named as the host was told to measure it.
+            warning = unmeasured_warning(coverage, self.unfollowed, self._source, self.options.root)
             if warning:
                 print(f"guardcheck: {warning}", file=sys.stderr)
             report.baseline = baseline
