@@ -8,6 +8,11 @@ standing alone, a constant-folded branch) never fires a line event: it falls
 back to the enclosing function's body, and the reason says so. A statement with
 instructions that the baseline never recorded did not run in the whole suite,
 in its own order: no test executes it.
+
+A test that ran a changed line selects, with it, every test that entered the
+function around that line: what the line computed may be kept (a cache filled
+on a miss) and read by later calls that never run the line again. A statement
+no test ran selects nothing: in the suite's order it left nothing behind.
 """
 
 from __future__ import annotations
@@ -147,10 +152,12 @@ def _testers(lines: Sequence[int], by_line: Mapping[int, frozenset[str]]) -> set
 
 def _covering_tests(
     mutant: Mutant, coverage: CoverageMap, whole_file: bool, baseline: Sequence[BaselineTest]
-) -> tuple[dict[str, str], list[str]]:
-    """Tests executing the mutation -> first reason; plus notes about fallbacks."""
+) -> tuple[dict[str, str], list[str], set[str]]:
+    """Tests executing the mutation -> first reason; the changed lines no test executed;
+    the tests selected only for entering a function around a changed line."""
     reasons: dict[str, str] = {}
     missing: list[str] = []
+    later: set[str] = set()
     if whole_file:
         # Reading a module constant or class attribute executes no line of the module,
         # so coverage cannot tell who depends on an import-time value: every test may.
@@ -159,7 +166,7 @@ def _covering_tests(
             f"module-level change in {paths}: import-time values are read without "
             "executing a line, so every test is selected"
         )
-        return {t.nodeid: reason for t in baseline}, missing
+        return {t.nodeid: reason for t in baseline}, missing, later
     for change in mutant.changes:
         by_line = coverage.get(change.path, {})
         source = _source_map(change.original)
@@ -190,7 +197,17 @@ def _covering_tests(
                 missing.append(f"{change.path}:{line}")
             for nodeid in sorted(found):
                 reasons.setdefault(nodeid, reason)
-    return reasons, missing
+            if found and line in source.function:
+                # What the mutated line computed may outlive the call (a cache the
+                # function fills on a miss and reads on every later call): a later
+                # test that only entered the function can be the one that notices.
+                name, body = source.function[line]
+                why = f"enters {change.path}:{name}, which may keep what line {line} computed"
+                for nodeid in sorted(_testers(body, by_line) - found):
+                    if nodeid not in reasons:
+                        reasons[nodeid] = why
+                        later.add(nodeid)
+    return reasons, missing, later
 
 
 def _import_time_rank(mutant: Mutant, coverage: CoverageMap) -> dict[str, int]:
@@ -244,7 +261,7 @@ def plan_mutant(
     """
     order = {test.nodeid: index for index, test in enumerate(baseline)}
     duration = {test.nodeid: test.duration for test in baseline}
-    covering, missing = _covering_tests(mutant, coverage, whole_file, baseline)
+    covering, missing, later = _covering_tests(mutant, coverage, whole_file, baseline)
     for nodeid, reason in (unfollowed or {}).items():
         covering.setdefault(nodeid, reason)
     for test in baseline if collected_in else ():
@@ -271,7 +288,9 @@ def plan_mutant(
         )
         return EarlyResult(mutant, Status.NO_COVERAGE, reason, selection)
 
-    rank = _import_time_rank(mutant, coverage) if whole_file else {}
+    # Tests that only entered a function around the change go last: a kill is likelier
+    # from the tests that ran the changed line itself.
+    rank = _import_time_rank(mutant, coverage) if whole_file else dict.fromkeys(later, 3)
     others = sorted(
         (n for n in covering if n not in named),
         key=lambda n: (rank.get(n, 2), duration[n], order[n]),

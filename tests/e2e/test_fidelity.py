@@ -349,6 +349,37 @@ def test_a_kill_after_the_first_few_tests_is_found_by_the_run_in_the_suites_orde
     assert len(verdict["tests"]) == 11  # every test, in the suite's order
 
 
+CACHED = {
+    "pyproject.toml": LOCALE["pyproject.toml"],
+    "pkg/__init__.py": "",
+    "pkg/units.py": (
+        "_CACHE: dict[str, tuple[str, ...]] = {}\n\n\n"
+        "def units(system: str) -> tuple[str, ...]:\n    if system not in _CACHE:\n"
+        "        _CACHE[system] = ('km', 'm', 'cm')\n    return _CACHE[system]\n\n\n"
+        "def known(unit: str) -> bool:\n    return unit in units('metric')\n"
+    ),
+    # The first test fills the cache (and passes without 'cm'); the second only reads it.
+    "tests/test_units.py": (
+        "from pkg.units import known\n\n\ndef test_km():\n    assert known('km')\n\n\n"
+        "def test_cm():\n    assert known('cm')\n"
+    ),
+    "mutations/units.toml": (
+        '[[mutation]]\nid = "no-cm"\nsummary = "Forgets centimetres."\n'
+        'file = "pkg/units.py"\nscope = "units"\n'
+        "find = \"('km', 'm', 'cm')\"\nreplace = \"('km', 'm')\"\n"
+    ),
+}
+
+
+def test_a_value_a_function_cached_is_judged_by_the_tests_that_read_it(tmp_path):
+    """Regression (issue 22, isodate 0.7.2 `build_date_regexps`, outside the corpus's
+    modules): the line filling the cache ran only in the first test to call the
+    function, so only that test was selected, and the mutant survived; by hand the
+    next test reads the mutated value from the cache and fails."""
+    verdict = _caught_as_by_hand(tmp_path, CACHED, "pkg/units.py", "'m', 'cm')", "'m')", "no-cm")
+    assert verdict["reason"].startswith("tests/test_units.py::test_cm: ")
+
+
 SINGLE_MODULE = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'

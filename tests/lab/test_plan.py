@@ -286,3 +286,17 @@ def test_a_probe_is_the_first_tests_with_every_named_killer_held():
         dataclasses.replace(plan, tests=tests[:PROBE_TESTS]),
         (),
     )
+
+
+def test_tests_that_only_enter_the_function_around_a_changed_line_follow_its_testers():
+    """Regression (issue 22, isodate 0.7.2 `build_date_regexps`): a line that fills a
+    cache on a miss ran only in the first test to call its function; the later tests
+    that read the cached value were not selected, so a mutant there `survived` in one
+    collection order and was caught in another, while by hand it is always caught."""
+    plan = plan_mutant(mutant('("a"', '("c"'), BASELINE, COVERAGE)
+    assert isinstance(plan, RunPlan)
+    assert plan.tests == ("t.py::fast", "t.py::slow")
+    reasons = {s.nodeid: s.reason for s in plan.selection}
+    assert reasons["t.py::fast"] == "executes m.py:13"
+    assert reasons["t.py::slow"] == "enters m.py:joined, which may keep what line 13 computed"
+    assert reasons["t.py::medium"] == "does not execute the mutated lines"

@@ -57,7 +57,9 @@ def test_the_kill_matrix_names_each_mutants_killers_and_the_new_tests_that_let_i
     assert off_by_one["changed_tests_not_killing"] == [WEAK, BOUNDARY]
     message = rows["raise ValueError(None)"]
     assert (message["status"], message["killed_by"]) == ("caught", [BOUNDARY])
-    assert message["changed_tests_not_killing"] == []
+    # The weak test enters `normalize` without reaching the raise: it ran against the
+    # mutant (what the raise computed could have been kept) and passed.
+    assert message["changed_tests_not_killing"] == [WEAK]
 
 
 def test_every_operator_mutant_on_the_changed_lines_runs_by_default(textkit):
