@@ -11,8 +11,10 @@ in its own order: no test executes it.
 
 A test that ran a changed line selects, with it, every test that entered the
 function around that line: what the line computed may be kept (a cache filled
-on a miss) and read by later calls that never run the line again. A statement
-no test ran selects nothing: in the suite's order it left nothing behind.
+on a miss) and read by later calls that never run the line again. Under a
+memoizing decorator (`functools.lru_cache`) a call answered from the cache
+enters nothing, so there every test is selected. A statement no test ran
+selects nothing: in the suite's order it left nothing behind.
 """
 
 from __future__ import annotations
@@ -89,6 +91,9 @@ class _SourceMap:
     # Lines with an instruction of their own in the compiled module (None: it did not
     # compile here), i.e. lines that fire a line event whenever they run.
     traced: frozenset[int] | None
+    # Body lines of functions under a memoizing decorator (`functools.lru_cache`, ...):
+    # a call answered from its cache runs no line of the function.
+    memoized: frozenset[int] = frozenset()
 
 
 def _header_end(node: ast.stmt) -> int:
@@ -108,6 +113,7 @@ def _source_map(source: str) -> _SourceMap:
     statement: dict[int, tuple[int, ...]] = {}
     function: dict[int, tuple[str, tuple[int, ...]]] = {}
     header: dict[int, tuple[str, tuple[int, ...]]] = {}
+    memoized: set[int] = set()
     # ast.walk is breadth-first, so inner statements overwrite the outer ones.
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
@@ -121,7 +127,21 @@ def _source_map(source: str) -> _SourceMap:
                 function[line] = (node.name, body)
             for line in range(node.lineno, body[0]):
                 header[line] = (node.name, body)
-    return _SourceMap(statement, function, header, _traced_lines(tree))
+            if any(_memoizing(d) for d in node.decorator_list):
+                memoized.update(body)
+    return _SourceMap(statement, function, header, _traced_lines(tree), frozenset(memoized))
+
+
+# Decorators that keep a function's results across calls, by their last name.
+_MEMOIZERS = frozenset({"lru_cache", "cache", "cached", "memoize", "memoized"})
+
+
+def _memoizing(decorator: ast.expr) -> bool:
+    """`@lru_cache`, `@functools.lru_cache(maxsize=...)`, `@cachetools.cached(...)`."""
+    if isinstance(decorator, ast.Call):
+        decorator = decorator.func
+    name = decorator.attr if isinstance(decorator, ast.Attribute) else getattr(decorator, "id", "")
+    return name in _MEMOIZERS
 
 
 def _traced_lines(tree: ast.Module) -> frozenset[int] | None:
@@ -207,6 +227,15 @@ def _covering_tests(
                     if nodeid not in reasons:
                         reasons[nodeid] = why
                         later.add(nodeid)
+            if found and line in source.memoized:
+                # A call answered from the decorator's cache runs no line at all: any
+                # later test may be handed what the mutated line computed.
+                name = source.function[line][0]
+                why = f"may call {change.path}:{name}, whose cache keeps what line {line} computed"
+                for test in baseline:
+                    if test.nodeid not in reasons:
+                        reasons[test.nodeid] = why
+                        later.add(test.nodeid)
     return reasons, missing, later
 
 

@@ -380,6 +380,24 @@ def test_a_value_a_function_cached_is_judged_by_the_tests_that_read_it(tmp_path)
     assert verdict["reason"].startswith("tests/test_units.py::test_cm: ")
 
 
+MEMOIZED = {
+    **{k: v for k, v in CACHED.items() if k != "pkg/units.py"},
+    "pkg/units.py": (
+        "import functools\n\n\n@functools.lru_cache(maxsize=None)\n"
+        "def units(system: str) -> tuple[str, ...]:\n    return ('km', 'm', 'cm')\n\n\n"
+        "def known(unit: str) -> bool:\n    return unit in units('metric')\n"
+    ),
+}
+
+
+def test_a_value_lru_cache_keeps_is_judged_by_the_tests_it_is_handed_to(tmp_path):
+    """The second test's call is answered by `lru_cache`'s wrapper and runs no line of
+    `units`: selected by what entered the function, the mutant survived; by hand the
+    second test is handed the mutated tuple and fails."""
+    verdict = _caught_as_by_hand(tmp_path, MEMOIZED, "pkg/units.py", "'m', 'cm')", "'m')", "no-cm")
+    assert verdict["reason"].startswith("tests/test_units.py::test_cm: ")
+
+
 SINGLE_MODULE = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'

@@ -300,3 +300,33 @@ def test_tests_that_only_enter_the_function_around_a_changed_line_follow_its_tes
     assert reasons["t.py::fast"] == "executes m.py:13"
     assert reasons["t.py::slow"] == "enters m.py:joined, which may keep what line 13 computed"
     assert reasons["t.py::medium"] == "does not execute the mutated lines"
+
+
+MEMOIZED = textwrap.dedent(
+    """\
+    import functools
+
+
+    @functools.lru_cache(maxsize=None)
+    def table():
+        return {"a": 1}
+
+
+    def lookup(key):
+        return table()[key]
+    """
+)
+
+
+def test_a_line_under_a_memoizing_decorator_selects_every_test_after_its_own():
+    """A call answered from `lru_cache` runs no line of the function: the tests that
+    read the cached table after the first call executed nothing of it."""
+    change = FileChange("c.py", MEMOIZED, MEMOIZED.replace('"a": 1', '"a": 2'), Where("c.py", 1))
+    coverage = {"c.py": {6: frozenset({"t.py::medium"}), 10: frozenset({"t.py::fast"})}}
+    plan = plan_mutant(Mutant("m", "m", (change,)), BASELINE, coverage)
+    assert isinstance(plan, RunPlan)
+    assert plan.tests[0] == "t.py::medium"
+    assert sorted(plan.tests) == sorted(t.nodeid for t in BASELINE)
+    reasons = {s.nodeid: s.reason for s in plan.selection}
+    assert reasons["t.py::medium"] == "executes c.py:6"
+    assert reasons["t.py::fast"] == "may call c.py:table, whose cache keeps what line 6 computed"
