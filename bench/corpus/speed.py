@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for lib in corpus.load_libraries()
         if (not wanted or lib.name in wanted) and not lib.sweep_only
     ]
-    ready = [lib for lib in libs if (lib.state("mutmut").exists() and _mutmut_ran(lib))]
+    ready = [lib for lib in libs if _mutmut_ran(lib)]
     if not ready:
         raise SystemExit("no library with a finished mutmut step; fix: run run.py first")
     rows = {}

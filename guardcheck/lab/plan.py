@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import types
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -178,6 +178,14 @@ def _covering_tests(
     reasons: dict[str, str] = {}
     missing: list[str] = []
     later: set[str] = set()
+
+    def select_later(nodeids: Iterable[str], why: str) -> None:
+        """Select, after the changed lines' own tests, those not selected yet."""
+        for nodeid in nodeids:
+            if nodeid not in reasons:
+                reasons[nodeid] = why
+                later.add(nodeid)
+
     if whole_file:
         # Reading a module constant or class attribute executes no line of the module,
         # so coverage cannot tell who depends on an import-time value: every test may.
@@ -223,19 +231,12 @@ def _covering_tests(
                 # test that only entered the function can be the one that notices.
                 name, body = source.function[line]
                 why = f"enters {change.path}:{name}, which may keep what line {line} computed"
-                for nodeid in sorted(_testers(body, by_line) - found):
-                    if nodeid not in reasons:
-                        reasons[nodeid] = why
-                        later.add(nodeid)
-            if found and line in source.memoized:
-                # A call answered from the decorator's cache runs no line at all: any
-                # later test may be handed what the mutated line computed.
-                name = source.function[line][0]
-                why = f"may call {change.path}:{name}, whose cache keeps what line {line} computed"
-                for test in baseline:
-                    if test.nodeid not in reasons:
-                        reasons[test.nodeid] = why
-                        later.add(test.nodeid)
+                select_later(sorted(_testers(body, by_line)), why)
+                if line in source.memoized:
+                    # A call answered from the decorator's cache runs no line at all:
+                    # any later test may be handed what the mutated line computed.
+                    why = f"may call {change.path}:{name}, whose cache keeps what line {line}"
+                    select_later((t.nodeid for t in baseline), f"{why} computed")
     return reasons, missing, later
 
 

@@ -371,15 +371,6 @@ CACHED = {
 }
 
 
-def test_a_value_a_function_cached_is_judged_by_the_tests_that_read_it(tmp_path):
-    """Regression (issue 22, isodate 0.7.2 `build_date_regexps`, outside the corpus's
-    modules): the line filling the cache ran only in the first test to call the
-    function, so only that test was selected, and the mutant survived; by hand the
-    next test reads the mutated value from the cache and fails."""
-    verdict = _caught_as_by_hand(tmp_path, CACHED, "pkg/units.py", "'m', 'cm')", "'m')", "no-cm")
-    assert verdict["reason"].startswith("tests/test_units.py::test_cm: ")
-
-
 MEMOIZED = {
     **{k: v for k, v in CACHED.items() if k != "pkg/units.py"},
     "pkg/units.py": (
@@ -390,11 +381,15 @@ MEMOIZED = {
 }
 
 
-def test_a_value_lru_cache_keeps_is_judged_by_the_tests_it_is_handed_to(tmp_path):
-    """The second test's call is answered by `lru_cache`'s wrapper and runs no line of
-    `units`: selected by what entered the function, the mutant survived; by hand the
-    second test is handed the mutated tuple and fails."""
-    verdict = _caught_as_by_hand(tmp_path, MEMOIZED, "pkg/units.py", "'m', 'cm')", "'m')", "no-cm")
+@pytest.mark.parametrize("files", [CACHED, MEMOIZED], ids=["cache-dict", "lru-cache"])
+def test_a_value_a_function_cached_is_judged_by_the_tests_that_read_it(tmp_path, files):
+    """Regression (issue 22, isodate 0.7.2 `build_date_regexps`, outside the corpus's
+    modules): the line filling the cache ran only in the first test to call the
+    function, so only that test was selected, and the mutant survived; by hand the
+    next test reads the mutated value from the cache and fails. Under `lru_cache` the
+    second test's call is answered by the wrapper and runs no line of `units` at all,
+    so selecting what entered the function was not enough either."""
+    verdict = _caught_as_by_hand(tmp_path, files, "pkg/units.py", "'m', 'cm')", "'m')", "no-cm")
     assert verdict["reason"].startswith("tests/test_units.py::test_cm: ")
 
 
