@@ -137,7 +137,6 @@ class FreshRun:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
         stop_at_first_failure(keep)  # a kill needs a failure, not the minimal example
-        see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in self.spec.files})
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.follower.test_starting(nodeid)
@@ -213,6 +212,15 @@ def _leave(session: pytest.Session) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(1 if session.testsfailed else 0)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems() -> None:
+    """Before Hypothesis' plugin reads the project's constants from disk (its own
+    pytest_collection_modifyitems), or it reads the original and the read sends the
+    mutant to a second run with its file on disk."""
+    if _spec is not None:
+        see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in _spec.files})
 
 
 def pytest_configure(config: pytest.Config) -> None:

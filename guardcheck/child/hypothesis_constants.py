@@ -17,6 +17,8 @@ against the pinned range.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import sys
 import types
@@ -34,9 +36,13 @@ def see_mutated_constants(texts: Mapping[str, str]) -> bool:
     editable install of guardcheck looks local to Hypothesis).
 
     True when Hypothesis was patched; call it in the process that runs the tests,
-    after the mutated modules are in place and before the first `@given` test. What
+    after the mutated modules are in place and before Hypothesis' plugin collects the
+    constants (its pytest_collection_modifyitems) or the first `@given` test. What
     was computed before (in the host, from the original files) is computed again.
     """
+    if "hypothesis" in sys.modules:  # its plugin imports these as it collects: first
+        with contextlib.suppress(ImportError):
+            importlib.import_module(_PROVIDERS)
     providers = sys.modules.get(_PROVIDERS)
     constants = sys.modules.get(_CONSTANTS)
     if providers is None or constants is None:
