@@ -367,6 +367,8 @@ def plain(lib: Library) -> dict[str, Any]:
 
 def sweep(lib: Library, jobs: int, timeout: float) -> dict[str, Any]:
     point_editable_at(lib, lib.project)
+    # Each venv has this checkout installed editable; mutmut's wheel has its .pyc.
+    rb.compile_guardcheck()
     report = lib.home / "state" / "gc.json"
     report.unlink(missing_ok=True)
     log = lib.home / "state" / "sweep.log"
