@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import types
 from pathlib import Path
 
 from guardcheck.edit import toplevel
 from guardcheck.edit.engine import EditFailure, apply_edit
+from guardcheck.edit.samecode import same_code
 from guardcheck.errors import CatalogueInvalid, Problem
 from guardcheck.model import Edit, Entry, FileChange, Mutant, Where
 from guardcheck.splices import BOM, SourceEncodingError, Splice, compose, read_source
@@ -143,9 +145,9 @@ def _vet(
     same: dict[str, bool] = {}
     for path in originals:
         try:
-            made = splices.get(path, ())
-            region = (made[0].start, made[-1].end) if made else None
-            same[path] = unchanged_code(path, originals[path], mutated[path], region)
+            same[path] = unchanged_code(
+                path, originals[path], mutated[path], _changed(splices, path)
+            )
         except (SyntaxError, ValueError) as exc:
             problems.append(_unviable(entry, path, mutated[path], exc))
     if problems:
@@ -159,11 +161,24 @@ def _vet(
             if unchanged
             else f"{touched} is only reformatted: the same AST before and after"
         )
+        fix = "make `replace` differ from `find` in code, not just in formatting"
+    elif all(
+        same_program(path, originals[path], mutated[path], _changed(splices, path))
+        for path in originals
+    ):
+        what = (
+            f"{', '.join(originals)} compiles to the same code as before (Python folds "
+            "constant expressions: `10**3` is `1000`), so no test can tell them apart"
+        )
+        fix = "make `replace` change what the code computes, not only how it is written"
+    else:
+        what = ""
+    if what:
         problems.append(
             Problem(
                 "no-op",
                 f"the mutation changes nothing: {what}",
-                "make `replace` differ from `find` in code, not just in formatting",
+                fix,
                 entry_id=entry.id,
                 where=entry.where,
             )
@@ -190,10 +205,7 @@ def unchanged_code(
     """
     if original == mutated:
         return True
-    if original.startswith(BOM) and changed is not None:
-        # The BOM stays in the text (engine.BOM), so splices count it; the parser does not.
-        changed = (changed[0] - len(BOM), changed[1] - len(BOM)) if changed[0] else None
-    original, mutated = original.removeprefix(BOM), mutated.removeprefix(BOM)
+    original, mutated, changed = _without_bom(original, mutated, changed)
     part = toplevel.touched(original, mutated, changed) if narrow else None
     if part is not None:
         found = toplevel.outline(original)
@@ -204,6 +216,46 @@ def unchanged_code(
     tree = ast.parse(mutated, path)
     compile(tree, path, "exec", dont_inherit=True)
     return _same_ast(toplevel.outline(original).tree, tree)
+
+
+def _changed(splices: dict[str, tuple[Splice, ...]], path: str) -> tuple[int, int] | None:
+    """The region of the original file that the splices replaced."""
+    made = splices.get(path, ())
+    return (made[0].start, made[-1].end) if made else None
+
+
+def same_program(path: str, original: str, mutated: str, changed: tuple[int, int] | None) -> bool:
+    """Whether `mutated` compiles to `original`'s code, line numbers aside.
+
+    Called once the ASTs differ: only the top-level statements the change touches are
+    compiled, each side alone after the futures, as `unchanged_code` does (whole
+    modules when the change cannot be narrowed).
+    """
+    original, mutated, changed = _without_bom(original, mutated, changed)
+    part = toplevel.touched(original, mutated, changed)
+    if part is not None:
+        found = toplevel.outline(original)
+        before = toplevel.part_module(found, part.original(found), imports=False)
+        after = toplevel.part_module(found, part.statements, imports=False)
+        with contextlib.suppress(SyntaxError, ValueError):  # then the whole modules
+            return same_code(_compiled(before, path), _compiled(after, path))
+    return same_code(
+        _compiled(ast.parse(original, path), path), _compiled(ast.parse(mutated, path), path)
+    )
+
+
+def _compiled(tree: ast.Module, path: str) -> types.CodeType:
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
+def _without_bom(
+    original: str, mutated: str, changed: tuple[int, int] | None
+) -> tuple[str, str, tuple[int, int] | None]:
+    """Both texts without a BOM, and the changed region counted as the parser counts it."""
+    if original.startswith(BOM) and changed is not None:
+        # The BOM stays in the text (engine.BOM), so splices count it; the parser does not.
+        changed = (changed[0] - len(BOM), changed[1] - len(BOM)) if changed[0] else None
+    return original.removeprefix(BOM), mutated.removeprefix(BOM), changed
 
 
 def _unviable(entry: Entry, path: str, source: str, exc: SyntaxError | ValueError) -> Problem:

@@ -194,6 +194,29 @@ def test_a_replacement_that_only_reorders_comments_is_a_no_op(root):
     assert problem.kind == "no-op"
 
 
+@pytest.mark.parametrize(
+    ("find", "replace", "scope"),
+    [
+        ("CAP = 3600", "CAP = 60 * 60", None),
+        ("2 ** (streak - 1)", "(1 + 1) ** (streak - 1)", "cooldown"),
+    ],
+)
+def test_a_replacement_the_compiler_folds_to_the_original_is_a_no_op(root, find, replace, scope):
+    """Regression: `LIMIT = 1000` -> `LIMIT = 10**3` passed the check, and the run called
+    it `no-coverage` ("no test executes" the line every import runs): the two texts
+    compile to the same code, so no test can catch it."""
+    [problem] = problems_of(entry(ladder(find, replace, scope=scope)), root)
+    assert problem.kind == "no-op"
+    assert "app/ladder.py compiles to the same code as before" in problem.message
+    assert problem.where == CATALOGUE
+
+
+def test_a_constant_of_another_type_with_an_equal_value_is_a_real_mutation(root):
+    """3600 == 3600.0 in Python; the compiled constants differ, and so can behaviour."""
+    mutant = build_mutant(entry(ladder("CAP = 3600", "CAP = 3600.0")), root)
+    assert mutant.changes[0].mutated.startswith("CAP = 3600.0\n")
+
+
 def test_return_outside_a_function_is_unviable(root):
     [problem] = problems_of(entry(ladder("CAP = 3600", "return 3600")), root)
     assert problem.kind == "unviable"

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
+from guardcheck.edit.samecode import same_own_code
 from guardcheck.edit.toplevel import common_prefix, common_suffix
 from guardcheck.lab.prepare.default_values import NewDefaults, changed_defaults
 from guardcheck.lab.prepare.instrument import (
@@ -46,20 +47,6 @@ from guardcheck.model import ExecutionPath, FileChange, Mutant
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
 _CO_OPTIMIZED = 0x1
-_OWN_FIELDS = (
-    "co_code",
-    "co_names",
-    "co_varnames",
-    "co_freevars",
-    "co_cellvars",
-    "co_argcount",
-    "co_posonlyargcount",
-    "co_kwonlyargcount",
-    "co_flags",
-    "co_exceptiontable",
-    "co_name",
-    "co_qualname",
-)
 
 BOM = "\ufeff"
 Path_ = tuple[int, ...]  # ordinal path of nested code objects, from the module code
@@ -112,22 +99,6 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def _const_key(value: object) -> object:
-    # Type-aware: (1,) == (True,) == (1.0,) in Python, but they are different mutants.
-    if isinstance(value, types.CodeType):
-        return ("code", value.co_qualname)
-    if isinstance(value, tuple | frozenset):
-        return (type(value).__name__, tuple(_const_key(v) for v in value))
-    return (type(value).__name__, repr(value))
-
-
-def _same_own_code(a: types.CodeType, b: types.CodeType) -> bool:
-    """Equal apart from line numbers and the contents of nested code objects."""
-    if any(getattr(a, name) != getattr(b, name) for name in _OWN_FIELDS):
-        return False
-    return [_const_key(c) for c in a.co_consts] == [_const_key(c) for c in b.co_consts]
-
-
 def _kind(code: types.CodeType, depth: int) -> str:
     if depth == 0:
         return "module"
@@ -168,7 +139,7 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
         return
     if len(pairs) < len(inner_o):
         diff.removed_from.add(at)
-    if not _same_own_code(original, mutated):
+    if not same_own_code(original, mutated):
         if kind in ("module", "class") and diff.problem is None:
             diff.at_import = True  # perhaps only default values (lab/prepare/default_values.py)
         if kind == "module":
