@@ -862,9 +862,18 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
     ]
     if NOTES.exists():
         text += ["", NOTES.read_text()]
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(text))
-    print(f"wrote {RESULTS}")
+    # A work folder missing some libraries (a fresh one, used with --only) would drop
+    # their rows from the committed table: its report stays in the work folder.
+    missing = [lib.name for lib in libs if not lib.state("setup").exists()]
+    target = WORKS[0] / "corpus.md" if missing else RESULTS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(text))
+    print(f"wrote {target}")
+    if missing:
+        print(
+            f"{RESULTS} left as it is: this work folder has no {', '.join(missing)}; "
+            "merge the rows by hand, or run those libraries here too"
+        )
 
 
 # --------------------------------------------------------------------------- main
