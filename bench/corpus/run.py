@@ -820,7 +820,9 @@ def mutmut_list(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
-    rows = [summarise(lib) for lib in libs if lib.state("setup").exists()]
+    present = [lib for lib in libs if lib.state("setup").exists()]
+    missing = [lib.name for lib in libs if lib not in present]
+    rows = [summarise(lib) for lib in present]
     commits = sorted({str(r["guardcheck_commit"]) for r in rows})
     now = time.gmtime()
     save(WORKS[0] / "corpus.json", rows)
@@ -864,7 +866,6 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
         text += ["", NOTES.read_text()]
     # A work folder missing some libraries (a fresh one, used with --only) would drop
     # their rows from the committed table: its report stays in the work folder.
-    missing = [lib.name for lib in libs if not lib.state("setup").exists()]
     target = WORKS[0] / "corpus.md" if missing else RESULTS
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("\n".join(text))
