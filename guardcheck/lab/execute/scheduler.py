@@ -44,6 +44,7 @@ from guardcheck.model import (
     ExecutionPath,
     Mutant,
     MutantResult,
+    Selection,
     Status,
     TestOutcome,
     TestResult,
@@ -533,6 +534,18 @@ def _inconclusive_alone(status: Status, outcome: ChildOutcome) -> bool:
 
 def unviable(mutant: Mutant, reason: str) -> MutantResult:
     return MutantResult(mutant, Status.ERROR, reason)
+
+
+EQUIVALENT = (
+    "equivalent: compiles to exactly the original's code (the compiler folds the change "
+    "away), so the tests would run the baseline's program, which passed; not run"
+)
+
+
+def equivalent(mutant: Mutant, selection: tuple[Selection, ...]) -> MutantResult:
+    """Not run: the program the covering tests would run is the baseline's, which passed.
+    (Run anyway, no line of it could show the mutant ran: the verdict was `error`.)"""
+    return MutantResult(mutant, Status.SURVIVED, EQUIVALENT, selection=selection)
 
 
 def _ran(outcome: ChildOutcome) -> tuple[TestResult, ...]:

@@ -43,7 +43,7 @@ from guardcheck.lab.execute.baseline import (
     unmeasured_warning,
 )
 from guardcheck.lab.execute.processes import HostDied, HostInfo, HostProcess, Zygote
-from guardcheck.lab.execute.scheduler import LabEvents, Scheduler, unviable
+from guardcheck.lab.execute.scheduler import LabEvents, Scheduler, equivalent, unviable
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.prepare.classify import Activation, Unviable, after_collection, classify
 from guardcheck.lab.sandbox import scratchdir
@@ -262,6 +262,9 @@ class LabSession:
                 path_reason=activation.why,
             )
             self.scheduler.record(index, result)
+            return
+        if activation.equivalent:
+            self.scheduler.record(index, equivalent(mutant, plan.selection))
             return
         if self._restorer is not None:
             restored = self._restorer.restore(mutant, plan.selection, baseline, coverage)

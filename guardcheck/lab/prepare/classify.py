@@ -31,7 +31,7 @@ from pathlib import Path
 
 from guardcheck import messages
 from guardcheck.child.codeswap import code_at, nested
-from guardcheck.edit.samecode import same_own_code
+from guardcheck.edit.samecode import identical, same_own_code
 from guardcheck.edit.toplevel import common_prefix, common_suffix
 from guardcheck.lab.prepare.default_values import NewDefaults, changed_defaults
 from guardcheck.lab.prepare.instrument import (
@@ -75,6 +75,9 @@ class FileActivation:
     # (qualname, co_firstlineno in the original) of each code object whose own code changed
     changed: tuple[tuple[str, int], ...] = ()
     reach: bool = False  # markers before the changed statements (lab/prepare/instrument.py)
+    # The mutated text compiles to the original's code, positions included (`while 1:`
+    # for `while 2:`): nothing the interpreter runs changed.
+    equivalent: bool = False
 
     def to_message(self) -> messages.SwapFile:
         swaps = [
@@ -93,6 +96,12 @@ class Activation:
     # when that is all a fresh interpreter must redo (lab/plan.py); None: anything may
     # depend on it (module-level code, or code run at import).
     collected_in: tuple[str, ...] | None = None
+
+    @property
+    def equivalent(self) -> bool:
+        """Every changed file runs exactly the original's code: only a test reading the
+        source text could tell, so the tests' results are the baseline's."""
+        return bool(self.files) and all(f.equivalent for f in self.files)
 
 
 def _b64(data: bytes) -> str:
@@ -302,7 +311,8 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
     )
     changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
     tree = marshal.dumps(view.whole(instrumented, whole_o))
-    return FileActivation(path, filename, mutated, tree, swaps, changed, reach)
+    equivalent = not diff.changed and identical(tree_o, tree_m)
+    return FileActivation(path, filename, mutated, tree, swaps, changed, reach, equivalent)
 
 
 def _locate(
@@ -368,8 +378,8 @@ def after_collection(
     What that code computed then (an lru_cache warmed at import, a module-level
     table, a parametrize list) lives on in every forked child, made by the original.
     """
-    if activation.mode is not ExecutionPath.FORK:
-        return activation
+    if activation.mode is not ExecutionPath.FORK or activation.equivalent:
+        return activation  # (an equivalent mutant computed at import what the original did)
     if ran is None:
         return Activation(
             ExecutionPath.FRESH,
