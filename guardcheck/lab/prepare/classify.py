@@ -161,9 +161,11 @@ def _walk(original: types.CodeType, mutated: types.CodeType, at: Path_, diff: _D
                 f"class body of {where} changed (class attributes, decorators or default "
                 "values are evaluated at import time)"
             )
-        elif original.co_freevars != mutated.co_freevars:
-            lambda_or_def = kind in ("function", "lambda")
-            if lambda_or_def and set(mutated.co_freevars) < set(original.co_freevars):
+        elif original.co_freevars != mutated.co_freevars and kind != "comprehension":
+            # (A comprehension is made from its function's code at each call, with that
+            # call's cells: swapping the function carries it. A change that reaches the
+            # function's own free variables is found at the function.)
+            if set(mutated.co_freevars) < set(original.co_freevars):  # a def or a lambda
                 lost = set(original.co_freevars) - set(mutated.co_freevars)
                 diff.lost_freevars[(mutated.co_firstlineno, mutated.co_name)] = lost
             else:
@@ -246,6 +248,16 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
         view = View(whole_o, tree_m, touched_part(bare_o, bare_m, filename, tree_m))
     tree_o, tree_m, part = view.original, view.mutated, view.part
     diff = _diff(tree_o, tree_m)
+    if diff.lost_freevars:
+        # First: a method that stops calling super() changes its class body only through
+        # its closure (`__class__`), which the dead reference keeps.
+        keep_free_variables(part.tree, diff.lost_freevars)
+        kept_tree = recompile(part, tree_m, filename)
+        kept = _diff(tree_o, kept_tree) if kept_tree is not None else None
+        if kept is None or kept.lost_freevars:  # e.g. the name became a local
+            names = ", ".join(sorted({n for names in diff.lost_freevars.values() for n in names}))
+            return f"{path}: closure variables changed ({names} no longer referenced)"
+        tree_m, diff = kept_tree, kept
     new_defaults: dict[Path_, bytes] = {}
     if diff.problem:
         found = changed_defaults(bare_o, bare_m, _region(change)) if diff.at_import else None
@@ -269,14 +281,6 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
                 f"{path}: changes inside {code_at(tree_m, at).co_qualname} after removing a "
                 "nested function, lambda or comprehension from it"
             )
-    if diff.lost_freevars:
-        keep_free_variables(part.tree, diff.lost_freevars)
-        kept_tree = recompile(part, tree_m, filename)
-        kept = _diff(tree_o, kept_tree) if kept_tree is not None else None
-        if kept is None or kept.problem or kept.lost_freevars:  # e.g. a new free variable
-            names = ", ".join(sorted({n for names in diff.lost_freevars.values() for n in names}))
-            return f"{path}: closure variables changed ({names} no longer referenced)"
-        tree_m, diff = kept_tree, kept
     defs: list[Path_] = []
     for at, qualname in diff.changed.items():
         nearest = _nearest_def(at, diff.kinds)
