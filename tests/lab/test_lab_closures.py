@@ -103,9 +103,7 @@ def by_hand(tmp_path_factory) -> dict[str, bool]:
 
 
 @pytest.mark.parametrize("ident", [ident for ident, _, _ in DROPPED])
-def test_a_dropped_reference_in_a_comprehension_or_to_super_runs_in_a_fork(
-    results, by_hand, ident
-):
+def test_a_dropped_reference_in_a_comprehension_or_to_super_runs_in_a_fork(results, by_hand, ident):
     result = results[ident]
     assert result.path is ExecutionPath.FORK, result.path_reason
     assert (result.status is Status.CAUGHT) == by_hand[ident], result.reason
