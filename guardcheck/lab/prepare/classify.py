@@ -247,6 +247,8 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
         tree_m = _compile(mutated, filename, "mutated text")
         view = View(whole_o, tree_m, touched_part(bare_o, bare_m, filename, tree_m))
     tree_o, tree_m, part = view.original, view.mutated, view.part
+    # Judged on the mutated text's own code, before any dead reference is added to it.
+    equivalent = identical(tree_o, tree_m)
     diff = _diff(tree_o, tree_m)
     if diff.lost_freevars:
         # First: a method that stops calling super() changes its class body only through
@@ -315,7 +317,6 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
     )
     changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
     tree = marshal.dumps(view.whole(instrumented, whole_o))
-    equivalent = not diff.changed and identical(tree_o, tree_m)
     return FileActivation(path, filename, mutated, tree, swaps, changed, reach, equivalent)
 
 
