@@ -62,7 +62,8 @@ class Refactor:
 
 def run_refactor(root: Path, *args: str, env: dict[str, str] | None = None) -> Refactor:
     """`guardcheck refactor ARGS --json` in `root`, as a user runs it."""
-    report_path = root.parent / "refactor.json"
+    # One report per project: the bed runs several projects of one folder at once.
+    report_path = root.parent / f"{root.name}.refactor.json"
     report_path.unlink(missing_ok=True)
     environment = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
     done = subprocess.run(
