@@ -379,6 +379,38 @@ def test_a_kill_after_the_first_few_tests_is_found_by_the_run_in_the_suites_orde
     assert len(verdict["tests"]) == 11  # every test, in the suite's order
 
 
+FRESH_PROBED = {
+    "pyproject.toml": LOCALE["pyproject.toml"],
+    "pkg/__init__.py": "",
+    "pkg/limits.py": "LIMIT = 10\n\n\ndef over(n: int) -> bool:\n    return n > LIMIT\n",
+    # A module-level mutant selects every test. The suite runs these 30 slow ones first
+    # (3 s: more than a fresh run takes to start); none of them uses the limit.
+    "tests/test_a_slow.py": (
+        "import time\n\nimport pytest\n\n\n@pytest.mark.parametrize('i', range(30))\n"
+        "def test_slow(i):\n    time.sleep(0.1)\n"
+    ),
+    "tests/test_b_limit.py": (
+        "from pkg.limits import over\n\n\ndef test_eleven_is_over():\n    assert over(11)\n"
+    ),
+    "mutations/limits.toml": (
+        '[[mutation]]\nid = "limit-eleven"\nsummary = "Raises the limit."\n'
+        'file = "pkg/limits.py"\nfind = "LIMIT = 10"\nreplace = "LIMIT = 11"\n'
+    ),
+}
+
+
+def test_a_fresh_mutant_probes_its_likeliest_killers_before_the_suites_order(tmp_path):
+    """Regression (issue 22, packaging 24.1): a fresh-interpreter mutant ran its whole
+    selection in the suite's order, so a mutant of code run at collection reached its
+    killer after a median 1,533 of 26,854 tests. Now it probes its likeliest killers
+    first, as a forked one does; the kill is confirmed by a control run."""
+    verdict = _caught_as_by_hand(
+        tmp_path, FRESH_PROBED, "pkg/limits.py", "LIMIT = 10", "LIMIT = 11", "limit-eleven"
+    )
+    assert verdict["executionPath"] == "subprocess"
+    assert [t["id"] for t in verdict["tests"]] == ["tests/test_b_limit.py::test_eleven_is_over"]
+
+
 CACHED = {
     "pyproject.toml": LOCALE["pyproject.toml"],
     "pkg/__init__.py": "",

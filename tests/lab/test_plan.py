@@ -288,6 +288,20 @@ def test_a_probe_is_the_first_tests_with_every_named_killer_held():
     )
 
 
+def test_a_fresh_probe_runs_the_first_tests_that_fit_in_its_budget():
+    """scheduler.probe_plan with a budget (a fresh mutant's: what a second run costs to
+    start): the first tests whose baseline seconds add up to at most the budget, and
+    never fewer than a forked probe's."""
+    tests = tuple(f"t.py::t{i}" for i in range(20))
+    durations = {t: 0.25 for t in tests}
+    plan = RunPlan(mutant("a + b", "a - b"), tests, (), 1.0)
+    probe, selected = probe_plan(plan, durations, budget=3.0)
+    assert probe.tests == tests[:12]
+    assert selected == tests
+    assert probe_plan(plan, durations, budget=1.0)[0].tests == tests[:PROBE_TESTS]
+    assert probe_plan(plan, durations, budget=5.0) == (plan, ())
+
+
 def test_tests_that_only_enter_the_function_around_a_changed_line_follow_its_testers():
     """Regression (issue 22, isodate 0.7.2 `build_date_regexps`): a line that fills a
     cache on a miss ran only in the first test to call its function; the later tests
