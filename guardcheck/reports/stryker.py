@@ -11,8 +11,13 @@ own data rides along under a `guardcheck` key instead of being lost):
 - `weakened` (a test named in `killed_by` passed) and `known-gap` become `Survived`,
   `gap-closed` becomes `Killed`; `guardcheck.verdict` and `guardcheck.passesGate` say more.
 - `error` becomes `RuntimeError`, which Stryker leaves out of the score, as we do not.
-- Every test id in `killedBy`/`coveredBy` is listed in `testFiles`, even one missing from
-  the baseline, so the viewer can always resolve it.
+- Tests are listed in `testFiles` under short ids ("0", "1", ...), and `killedBy` and
+  `coveredBy` hold those ids, as Stryker's own reports do: with node ids there, a report
+  grew with mutants times tests (741 MB for packaging's 346 mutants and 26,854 tests,
+  two thirds of it `coveredBy`). Each test has its `name` (the node id after the file)
+  and its whole `nodeid` (the file key is relative to the project root, the node id to
+  pytest's rootdir); `nodeids_by_id()` maps ids to node ids. Every referenced test is
+  listed, even one missing from the baseline, so the viewer can always resolve it.
 - Location end is exclusive (as in the schema and libcst). When the span has no end, the
   end of the first changed region is used, else the end of the start line.
 """
@@ -113,7 +118,12 @@ def _guardcheck_fields(
 
 
 def _mutant_entry(
-    result: MutantResult, change: FileChange, part: int, gate: Gate, tables: SelectionTables
+    result: MutantResult,
+    change: FileChange,
+    part: int,
+    gate: Gate,
+    tables: SelectionTables,
+    ids: dict[str, str],
 ) -> dict[str, Any]:
     mutant = result.mutant
     loc, replacement = location_and_replacement(change)
@@ -124,8 +134,8 @@ def _mutant_entry(
         "location": loc,
         "status": STRYKER_STATUS[result.status],
         "statusReason": _status_reason(result),
-        "coveredBy": list(result.covered_by),
-        "killedBy": list(result.killers),
+        "coveredBy": [ids[nodeid] for nodeid in result.covered_by],
+        "killedBy": [ids[nodeid] for nodeid in result.killers],
         "duration": _ms(result.duration),
         "testsCompleted": len(result.tests),
         "replacement": replacement,
@@ -134,23 +144,32 @@ def _mutant_entry(
     return entry
 
 
-def _test_files(report: RunReport) -> dict[str, Any]:
+def _test_files(report: RunReport) -> tuple[dict[str, Any], dict[str, str]]:
+    """`testFiles`, and the short id each node id has there."""
     paths: dict[str, str] = {t.nodeid: t.path for t in report.baseline}
     for result in report.results:
         for nodeid in (*result.killers, *result.covered_by, *(t.nodeid for t in result.tests)):
             paths.setdefault(nodeid, _test_file(nodeid))
     files: dict[str, Any] = {}
+    ids: dict[str, str] = {}
     for nodeid, path in paths.items():
+        ids[nodeid] = str(len(ids))
         files.setdefault(path, {"tests": []})["tests"].append(
-            {"id": nodeid, "name": _test_name(nodeid)}
+            {"id": ids[nodeid], "name": _test_name(nodeid), "nodeid": nodeid}
         )
-    return files
+    return files, ids
+
+
+def nodeids_by_id(doc: dict[str, Any]) -> dict[str, str]:
+    """A report's test ids (what `killedBy` and `coveredBy` hold) -> pytest node ids."""
+    return {t["id"]: t["nodeid"] for f in doc.get("testFiles", {}).values() for t in f["tests"]}
 
 
 def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]:
     """The report as a mutation-testing-report-schema document (a JSON-ready dict)."""
     gate = gate or Gate()
     tables = SelectionTables()
+    test_files, ids = _test_files(report)
     files: dict[str, Any] = {}
     for result in report.results:
         for part, change in enumerate(result.mutant.changes, start=1):
@@ -158,14 +177,14 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             entry = files.setdefault(
                 change.path, {"language": "python", "source": change.original, "mutants": []}
             )
-            entry["mutants"].append(_mutant_entry(result, change, part, gate, tables))
+            entry["mutants"].append(_mutant_entry(result, change, part, gate, tables, ids))
     baseline_ms = _ms(report.baseline_seconds)
     return {
         "schemaVersion": SCHEMA_VERSION,
         "thresholds": dict(THRESHOLDS),
         "projectRoot": report.root,
         "files": files,
-        "testFiles": _test_files(report),
+        "testFiles": test_files,
         "framework": {"name": "guardcheck", "version": report.tool_version},
         # Setup (validation, collection) is not timed separately: it is inside `mutation`.
         "performance": {

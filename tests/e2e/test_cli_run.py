@@ -23,6 +23,7 @@ from support.processes import alive, descendants, parent_table, wait_until
 from support.projects import commit, copy_project, edit, fixture_text, git_status, write_files
 
 from guardcheck.model import is_named_by
+from guardcheck.reports.stryker import nodeids_by_id
 
 pytestmark = pytest.mark.slow
 
@@ -146,8 +147,9 @@ def test_a_passing_project_exits_0_with_every_report_and_a_clean_tree(tmp_path):
         "flat-cooldown": "Killed",
         "ungated-reset": "Killed",
     }
-    assert mutants["flat-cooldown"]["killedBy"] == [ESCALATES]
-    assert mutants["ungated-reset"]["killedBy"] == [RESETS]
+    names = nodeids_by_id(report)
+    assert [names[i] for i in mutants["flat-cooldown"]["killedBy"]] == [ESCALATES]
+    assert [names[i] for i in mutants["ungated-reset"]["killedBy"]] == [RESETS]
     for mutant in mutants.values():
         lines = mutant["statusReason"].splitlines()
         assert len(lines) == len(set(lines)), mutant["statusReason"]
@@ -400,13 +402,14 @@ def test_the_bundled_catalogue_catches_two_reference_bugs_in_a_fresh_copy(tmp_pa
         *("--json", str(report_path)),
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    mutants = json_mutants(json.loads(report_path.read_text(encoding="utf-8")))
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    mutants, names = json_mutants(report), nodeids_by_id(report)
     assert sorted(mutants) == ["deleted-call-site-wiring", "flat-cooldown"]
     for ident, mutant in mutants.items():
         assert mutant["guardcheck"]["verdict"] == "caught", ident
         expected = mutant["guardcheck"]["expectedKillers"]
         assert expected, ident  # the bundled entries name their killers
-        assert any(named(expected, killer) for killer in mutant["killedBy"]), ident
+        assert any(named(expected, names[killer]) for killer in mutant["killedBy"]), ident
     assert git_status(root) == ""
 
 

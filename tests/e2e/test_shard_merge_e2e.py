@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from guardcheck.reports.stryker import nodeids_by_id
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +29,13 @@ def guardcheck(*args: str) -> subprocess.CompletedProcess[str]:
 
 def verdicts(path: Path) -> dict[str, tuple[str, str, tuple[str, ...]]]:
     doc = json.loads(path.read_text(encoding="utf-8"))
+    names = nodeids_by_id(doc)  # ids differ between reports; node ids do not
     return {
-        m["guardcheck"]["id"]: (m["status"], m["guardcheck"]["verdict"], tuple(m["killedBy"]))
+        m["guardcheck"]["id"]: (
+            m["status"],
+            m["guardcheck"]["verdict"],
+            tuple(names[i] for i in m["killedBy"]),
+        )
         for f in doc["files"].values()
         for m in f["mutants"]
         if m["guardcheck"]["part"] == 1

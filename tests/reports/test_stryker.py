@@ -24,7 +24,12 @@ from support.reports import (
 from guardcheck.model import BaselineTest, MutantResult, RunReport, Selection, Status, Where
 from guardcheck.reports import Gate
 from guardcheck.reports.record import report_from_json
-from guardcheck.reports.stryker import location_and_replacement, to_stryker, write_json
+from guardcheck.reports.stryker import (
+    location_and_replacement,
+    nodeids_by_id,
+    to_stryker,
+    write_json,
+)
 
 SCHEMA_PATH = (
     Path(__file__).parents[1] / "fixtures" / "schema" / "mutation-testing-report-schema-3.8.4.json"
@@ -99,11 +104,18 @@ def test_status_mapping():
     assert statuses["limit-inactive"] == ("RuntimeError", "error")
 
 
+def nodeids(doc: dict, ids: list[str]) -> list[str]:
+    """A mutant's killedBy or coveredBy as pytest node ids."""
+    names = nodeids_by_id(doc)
+    return [names[i] for i in ids]
+
+
 def test_caught_elsewhere_explains_itself():
-    mutant = mutants_by_id(to_stryker(rich_report()))["clamp-low-eq"]
+    doc = to_stryker(rich_report())
+    mutant = mutants_by_id(doc)["clamp-low-eq"]
     assert "not by a named killer" in mutant["statusReason"]
     assert T_CLAMP in mutant["statusReason"]  # the expected killer
-    assert mutant["killedBy"] == [T_ADD]
+    assert nodeids(doc, mutant["killedBy"]) == [T_ADD]
     assert mutant["guardcheck"]["expectedKillers"] == [T_CLAMP]
     assert mutant["guardcheck"]["passesGate"] is False
     allowed = mutants_by_id(to_stryker(rich_report(), gate=Gate(allow_caught_elsewhere=True)))
@@ -117,11 +129,12 @@ def selection_of(doc: dict, mutant_id: str) -> list[tuple[str, bool, str]]:
 
 
 def test_killed_mutant_fields():
-    mutant = mutants_by_id(to_stryker(rich_report()))["add-minus"]
+    doc = to_stryker(rich_report())
+    mutant = mutants_by_id(doc)["add-minus"]
     assert mutant["mutatorName"] == "catalogue"
     assert mutant["description"] == "summary of add-minus"
-    assert mutant["killedBy"] == [T_ADD]
-    assert mutant["coveredBy"] == [T_ADD]
+    assert nodeids(doc, mutant["killedBy"]) == [T_ADD]
+    assert nodeids(doc, mutant["coveredBy"]) == [T_ADD]
     assert mutant["duration"] == 50
     assert mutant["testsCompleted"] == 1
     assert "assert 1 == 3" in mutant["statusReason"]  # the failure message of the killer
@@ -141,14 +154,15 @@ def test_killed_mutant_fields():
 
 
 def test_no_coverage_and_timeout():
-    mutants = mutants_by_id(to_stryker(rich_report()))
+    doc = to_stryker(rich_report())
+    mutants = mutants_by_id(doc)
     nocov = mutants["limit-eleven"]
     assert nocov["coveredBy"] == []
     assert nocov["testsCompleted"] == 0
     assert nocov["statusReason"] == "no test executes pkg/util.py:1"
     assert selection_of(to_stryker(rich_report()), "limit-eleven")[0][1] is False
     timeout = mutants["clamp-loop"]
-    assert timeout["coveredBy"] == [T_CLAMP]
+    assert nodeids(doc, timeout["coveredBy"]) == [T_CLAMP]
     assert timeout["duration"] == 5200
     assert timeout["guardcheck"]["executionPath"] == "subprocess"
 
@@ -178,14 +192,30 @@ def test_every_referenced_test_is_defined_in_test_files():
         for test_id in (*m["killedBy"], *m["coveredBy"])
     }
     assert referenced <= defined
-    assert {T_ADD, T_CLAMP, T_LIMIT, T_IDLE, T_EXTRA} <= defined
+    assert {T_ADD, T_CLAMP, T_LIMIT, T_IDLE, T_EXTRA} <= set(nodeids_by_id(doc).values())
 
 
 def test_test_files_are_keyed_by_path_with_names():
     files = to_stryker(rich_report())["testFiles"]
     assert set(files) == {"tests/test_calc.py", "tests/test_util.py", "tests/test_more.py"}
-    assert {"id": T_LIMIT, "name": "TestLimit::test_limit"} in files["tests/test_util.py"]["tests"]
-    assert {"id": T_CLAMP, "name": "test_clamp[low]"} in files["tests/test_calc.py"]["tests"]
+    util = [(t["name"], t["nodeid"]) for t in files["tests/test_util.py"]["tests"]]
+    assert ("TestLimit::test_limit", T_LIMIT) in util
+    calc = [(t["name"], t["nodeid"]) for t in files["tests/test_calc.py"]["tests"]]
+    assert ("test_clamp[low]", T_CLAMP) in calc
+
+
+def test_tests_are_referenced_by_short_ids_so_the_report_grows_with_mutants_plus_tests():
+    """Regression (issue 22, packaging 24.1): `coveredBy` held each covering test's node
+    id per mutant, 493 of the 741 MB report of 346 mutants x 26,854 tests. Ids are now
+    short, unique, and each test's node id is written once, in `testFiles`."""
+    doc = to_stryker(rich_report())
+    listed = [t for f in doc["testFiles"].values() for t in f["tests"]]
+    ids = [t["id"] for t in listed]
+    assert len(ids) == len(set(ids))
+    assert all(i.isdigit() for i in ids)
+    assert len(nodeids_by_id(doc)) == len(listed)
+    mutant = mutants_by_id(doc)["clamp-loop"]
+    assert mutant["coveredBy"] == [next(t["id"] for t in listed if t["nodeid"] == T_CLAMP)]
 
 
 def test_location_without_span_end_covers_the_spliced_region():
