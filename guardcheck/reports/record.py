@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from guardcheck.model import (
@@ -41,8 +41,9 @@ from guardcheck.model import (
 )
 from guardcheck.splices import Splice, apply_splices
 
-FORMAT = 2
-READABLE_FORMATS = (1, 2)  # 1: the selection written row by row per mutant
+FORMAT = 3
+# 1: the selection written row by row per mutant; 2: a mutant's tests by node id.
+READABLE_FORMATS = (1, 2, 3)
 
 
 class NotAGuardcheckReport(ValueError):
@@ -184,9 +185,19 @@ def decode_selection(
     return tuple(rows)
 
 
-def tests_json(result: MutantResult) -> list[dict[str, Any]]:
-    """The mutant's tests as reported: display milliseconds plus exact seconds."""
-    return [{**_test(t), "duration": max(0, round(t.duration * 1000))} for t in result.tests]
+def tests_json(result: MutantResult, ids: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The tests the mutant ran, by their `testFiles` ids (`ids`: node id -> id), with
+    a message only where there is one: a survivor lists every test it ran, so this is
+    the one part of the report that still grows with mutants times tests."""
+    return [
+        {
+            "id": ids[t.nodeid],
+            "outcome": t.outcome.value,
+            "seconds": t.duration,
+            **({"message": t.message} if t.message else {}),
+        }
+        for t in result.tests
+    ]
 
 
 def provenance_json(provenance: Provenance | None) -> dict[str, Any] | None:
@@ -257,10 +268,12 @@ def _report(doc: dict[str, Any], top: dict[str, Any]) -> RunReport:
     lists = top.get("selectionTests", [])
     shared: DefaultRows = {}
     by_id: dict[str, MutantResult] = {}
+    # Format 3 names a mutant's tests by their testFiles ids; earlier ones by node id.
+    names = _testfile_nodeids(doc) if top["format"] >= 3 else None
     for entry in doc["files"].values():
         for mutant in entry["mutants"]:
             if mutant["guardcheck"]["part"] == 1:
-                result = _result(mutant, sources, lists, shared)
+                result = _result(mutant, sources, lists, shared, names)
                 by_id[result.mutant.id] = result
     results = [by_id[mutant_id] for mutant_id in top["mutants"]]
     if len(results) != len(by_id):
@@ -289,10 +302,16 @@ def _read_where(data: dict[str, Any] | None) -> Where | None:
     return Where(data["path"], data["line"], data["column"], data["endLine"], data["endColumn"])
 
 
-def _read_test(data: dict[str, Any]) -> TestResult:
+def _read_test(data: dict[str, Any], names: Mapping[str, str] | None = None) -> TestResult:
+    nodeid = names[data["id"]] if names is not None else data["id"]
     return TestResult(
-        data["id"], TestOutcome(data["outcome"]), float(data["seconds"]), data["message"]
+        nodeid, TestOutcome(data["outcome"]), float(data["seconds"]), data.get("message", "")
     )
+
+
+def _testfile_nodeids(doc: dict[str, Any]) -> dict[str, str]:
+    """`testFiles` ids -> node ids."""
+    return {t["id"]: t["nodeid"] for f in doc["testFiles"].values() for t in f["tests"]}
 
 
 def _change(data: dict[str, Any], sources: dict[str, str]) -> FileChange:
@@ -314,6 +333,7 @@ def _result(
     sources: dict[str, str],
     lists: Sequence[Sequence[str]],
     shared: DefaultRows,
+    names: Mapping[str, str] | None,
 ) -> MutantResult:
     fields = entry["guardcheck"]
     record = fields["record"]
@@ -330,7 +350,7 @@ def _result(
         expect=fields.get("expect"),
         expect_reason=fields.get("expectReason", ""),
     )
-    tests = tuple(_read_test(t) for t in fields["tests"])
+    tests = tuple(_read_test(t, names) for t in fields["tests"])
     return MutantResult(
         mutant=mutant,
         status=Status(fields["verdict"]),

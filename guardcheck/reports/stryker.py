@@ -16,7 +16,8 @@ own data rides along under a `guardcheck` key instead of being lost):
   grew with mutants times tests (741 MB for packaging's 346 mutants and 26,854 tests,
   two thirds of it `coveredBy`). Each test has its `name` (the node id after the file)
   and its whole `nodeid` (the file key is relative to the project root, the node id to
-  pytest's rootdir); `nodeids_by_id()` maps ids to node ids. Every referenced test is
+  pytest's rootdir); `nodeids_by_id()` maps ids to node ids. `guardcheck.tests` names
+  the tests a mutant ran by the same ids (format 3). Every referenced test is
   listed, even one missing from the baseline, so the viewer can always resolve it.
 - Location end is exclusive (as in the schema and libcst). When the span has no end, the
   end of the first changed region is used, else the end of the start line.
@@ -87,7 +88,12 @@ def _status_reason(result: MutantResult) -> str:
 
 
 def _guardcheck_fields(
-    result: MutantResult, change: FileChange, part: int, gate: Gate, tables: SelectionTables
+    result: MutantResult,
+    change: FileChange,
+    part: int,
+    gate: Gate,
+    tables: SelectionTables,
+    ids: dict[str, str],
 ) -> dict[str, Any]:
     mutant = result.mutant
     declared: Where | None = mutant.declared_at
@@ -108,7 +114,7 @@ def _guardcheck_fields(
         "files": [c.path for c in mutant.changes],
         "part": part,  # 1-based index of `change` among the mutant's files
         "diff": change.diff(),
-        "tests": tests_json(result),
+        "tests": tests_json(result, ids),
         # Why each test was or was not run, as the rows that differ from the mutant's
         # most common one over a shared test-id list (`selectionTests`): see record.py.
         "selection": tables.encode(result.selection),
@@ -140,7 +146,7 @@ def _mutant_entry(
         "testsCompleted": len(result.tests),
         "replacement": replacement,
     }
-    entry["guardcheck"] = _guardcheck_fields(result, change, part, gate, tables)
+    entry["guardcheck"] = _guardcheck_fields(result, change, part, gate, tables, ids)
     return entry
 
 

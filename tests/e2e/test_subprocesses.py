@@ -17,6 +17,8 @@ import pytest
 from support.projects import commit, copy_project, edit, git_status
 from support.verdicts import suite_outcomes
 
+from guardcheck.reports.stryker import nodeids_by_id
+
 pytestmark = pytest.mark.slow
 
 SUBPROCESS = "test_a_subprocess.py"
@@ -68,6 +70,9 @@ def guardcheck(root: Path, *only: str) -> tuple[subprocess.CompletedProcess[str]
     mutants = {
         m["guardcheck"]["id"]: m["guardcheck"] for f in data["files"].values() for m in f["mutants"]
     }
+    names = nodeids_by_id(data)  # a mutant's tests are named by their testFiles ids
+    for fields in mutants.values():
+        fields["tests"] = [{**t, "id": names[t["id"]]} for t in fields["tests"]]
     return done, mutants
 
 

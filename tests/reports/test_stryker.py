@@ -206,8 +206,9 @@ def test_test_files_are_keyed_by_path_with_names():
 
 def test_tests_are_referenced_by_short_ids_so_the_report_grows_with_mutants_plus_tests():
     """Regression (issue 22, packaging 24.1): `coveredBy` held each covering test's node
-    id per mutant, 493 of the 741 MB report of 346 mutants x 26,854 tests. Ids are now
-    short, unique, and each test's node id is written once, in `testFiles`."""
+    id per mutant, 493 of the 741 MB report of 346 mutants x 26,854 tests, and each
+    mutant's `guardcheck.tests` 234 more. Ids are now short, unique, and each test's node
+    id is written once, in `testFiles`."""
     doc = to_stryker(rich_report())
     listed = [t for f in doc["testFiles"].values() for t in f["tests"]]
     ids = [t["id"] for t in listed]
@@ -216,6 +217,12 @@ def test_tests_are_referenced_by_short_ids_so_the_report_grows_with_mutants_plus
     assert len(nodeids_by_id(doc)) == len(listed)
     mutant = mutants_by_id(doc)["clamp-loop"]
     assert mutant["coveredBy"] == [next(t["id"] for t in listed if t["nodeid"] == T_CLAMP)]
+    # Each mutant's tests too (a survivor lists all it ran), with no empty messages.
+    ran = [t for m in mutants_by_id(doc).values() for t in m["guardcheck"]["tests"]]
+    assert ran
+    assert {t["id"] for t in ran} <= set(ids)
+    assert all(t.get("message", "x") != "" for t in ran)
+    assert report_from_json(json.loads(json.dumps(doc))).results == rich_report().results
 
 
 def test_location_without_span_end_covers_the_spliced_region():
@@ -279,14 +286,18 @@ def test_the_selection_is_written_once_not_per_mutant(validator):
 
 def test_a_format_1_report_with_row_by_row_selections_is_still_read():
     """Scale issue: reports written before the shared selection table (format 1, one row
-    per test per mutant) are still read back by `guardcheck merge`."""
+    per test per mutant, each mutant's tests by node id) are still read back by
+    `guardcheck merge`."""
     report = rich_report()
     doc = json.loads(json.dumps(to_stryker(report)))
     top = doc["guardcheck"]
     old_rows = {r.mutant.id: r.selection for r in report.results}
+    names = nodeids_by_id(doc)
     for entry in doc["files"].values():
         for mutant in entry["mutants"]:
             fields = mutant["guardcheck"]
+            # Before format 3 a mutant's tests were named by node id, with every key.
+            fields["tests"] = [{"message": "", **t, "id": names[t["id"]]} for t in fields["tests"]]
             fields["selection"] = [
                 {"test": s.nodeid, "selected": s.selected, "reason": s.reason}
                 for s in old_rows[fields["id"]]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from guardcheck.reports.record import decode_selection
+from guardcheck.reports.stryker import nodeids_by_id
 
 
 def tracked_bytes(root: Path) -> dict[str, bytes]:
@@ -64,10 +65,13 @@ def guardcheck_run(
     assert report.exists(), done.stdout + done.stderr
     data = json.loads(report.read_text(encoding="utf-8"))
     mutants = {m["guardcheck"]["id"]: m for f in data["files"].values() for m in f["mutants"]}
-    # The report stores each selection against a shared test-id list; tests read rows.
+    # The report stores each selection against a shared test-id list, and names the
+    # tests a mutant ran by their testFiles ids; tests read rows and node ids.
     lists = data["guardcheck"]["selectionTests"]
+    names = nodeids_by_id(data)
     for mutant in mutants.values():
         fields = mutant["guardcheck"]
+        fields["tests"] = [{**t, "id": names[t["id"]]} for t in fields["tests"]]
         fields["selection"] = [
             {"test": s.nodeid, "selected": s.selected, "reason": s.reason}
             for s in decode_selection(fields["selection"], lists)
