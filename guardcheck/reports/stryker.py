@@ -26,6 +26,7 @@ own data rides along under a `guardcheck` key instead of being lost):
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +88,18 @@ def _status_reason(result: MutantResult) -> str:
     return reason
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """What every mutant's entry is written against: the gate, the shared selection
+    tables, and the tests' `testFiles` ids by node id."""
+
+    gate: Gate
+    tables: SelectionTables
+    ids: dict[str, str]
+
+
 def _guardcheck_fields(
-    result: MutantResult,
-    change: FileChange,
-    part: int,
-    gate: Gate,
-    tables: SelectionTables,
-    ids: dict[str, str],
+    result: MutantResult, change: FileChange, part: int, shared: _Shared
 ) -> dict[str, Any]:
     mutant = result.mutant
     declared: Where | None = mutant.declared_at
@@ -101,7 +107,7 @@ def _guardcheck_fields(
         "id": mutant.id,
         "summary": mutant.summary,
         "verdict": result.status.value,
-        "passesGate": gate.passes(result),
+        "passesGate": shared.gate.passes(result),
         "reason": result.reason,
         "expectedKillers": list(mutant.killed_by),
         "expectedKillersAny": list(mutant.killed_by_any),
@@ -114,22 +120,17 @@ def _guardcheck_fields(
         "files": [c.path for c in mutant.changes],
         "part": part,  # 1-based index of `change` among the mutant's files
         "diff": change.diff(),
-        "tests": tests_json(result, ids),
+        "tests": tests_json(result, shared.ids),
         # Why each test was or was not run, as the rows that differ from the mutant's
         # most common one over a shared test-id list (`selectionTests`): see record.py.
-        "selection": tables.encode(result.selection),
+        "selection": shared.tables.encode(result.selection),
         # The rest of what `guardcheck merge` needs to rebuild the result, once per mutant.
         **({"record": mutant_record(result)} if part == 1 else {}),
     }
 
 
 def _mutant_entry(
-    result: MutantResult,
-    change: FileChange,
-    part: int,
-    gate: Gate,
-    tables: SelectionTables,
-    ids: dict[str, str],
+    result: MutantResult, change: FileChange, part: int, shared: _Shared
 ) -> dict[str, Any]:
     mutant = result.mutant
     loc, replacement = location_and_replacement(change)
@@ -140,13 +141,13 @@ def _mutant_entry(
         "location": loc,
         "status": STRYKER_STATUS[result.status],
         "statusReason": _status_reason(result),
-        "coveredBy": [ids[nodeid] for nodeid in result.covered_by],
-        "killedBy": [ids[nodeid] for nodeid in result.killers],
+        "coveredBy": [shared.ids[nodeid] for nodeid in result.covered_by],
+        "killedBy": [shared.ids[nodeid] for nodeid in result.killers],
         "duration": _ms(result.duration),
         "testsCompleted": len(result.tests),
         "replacement": replacement,
     }
-    entry["guardcheck"] = _guardcheck_fields(result, change, part, gate, tables, ids)
+    entry["guardcheck"] = _guardcheck_fields(result, change, part, shared)
     return entry
 
 
@@ -176,6 +177,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
     gate = gate or Gate()
     tables = SelectionTables()
     test_files, ids = _test_files(report)
+    shared = _Shared(gate, tables, ids)
     files: dict[str, Any] = {}
     for result in report.results:
         for part, change in enumerate(result.mutant.changes, start=1):
@@ -183,7 +185,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             entry = files.setdefault(
                 change.path, {"language": "python", "source": change.original, "mutants": []}
             )
-            entry["mutants"].append(_mutant_entry(result, change, part, gate, tables, ids))
+            entry["mutants"].append(_mutant_entry(result, change, part, shared))
     baseline_ms = _ms(report.baseline_seconds)
     return {
         "schemaVersion": SCHEMA_VERSION,

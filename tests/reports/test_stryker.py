@@ -204,7 +204,7 @@ def test_test_files_are_keyed_by_path_with_names():
     assert ("test_clamp[low]", T_CLAMP) in calc
 
 
-def test_tests_are_referenced_by_short_ids_so_the_report_grows_with_mutants_plus_tests():
+def test_tests_are_referenced_by_short_ids_defined_once_in_test_files():
     """Regression (issue 22, packaging 24.1): `coveredBy` held each covering test's node
     id per mutant, 493 of the 741 MB report of 346 mutants x 26,854 tests, and each
     mutant's `guardcheck.tests` 234 more. Ids are now short, unique, and each test's node
