@@ -150,6 +150,8 @@ class Collected:
     # What ran at import and collection (its results outlive a code swap in a child);
     # None when the host could not watch (another profiler was installed).
     ran_before_tests: list[RanFunction] | None = field(default_factory=list)
+    # The lines of each source file (root-relative) that ran then; None: not recorded.
+    ran_lines: dict[str, list[int]] | None = None
     # Project modules imported from the user's tree instead of the copy: `name (path)`.
     foreign: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said once to the user (stderr)

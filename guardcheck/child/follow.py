@@ -139,6 +139,11 @@ def serve_mutant(spec: FollowSpec) -> None:
         )
 
 
+# coverage.py's warnings about what was or was not measured: ours to know, never the
+# tests' (under `-W error` a warning raises).
+QUIET = ["no-data-collected", "module-not-measured", "module-not-imported"]
+
+
 def measuring(source: list[str]) -> Any:
     """A coverage.py `Coverage` measuring the source paths: folders, and module files.
 
@@ -172,7 +177,7 @@ def _module_name(path: Path) -> str:
 
 def _measure(spec: FollowSpec) -> None:
     cov = measuring(spec.source)
-    cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
+    cov.set_option("run:disable_warnings", QUIET)
     cov.start()
     test = os.environ.get(FOLLOW_TEST_ENV, "")
     append_line(os.path.join(spec.out, STARTED), f"{os.getpid()}\t{test}")

@@ -161,7 +161,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
         return None  # loaded outside guardcheck: behave like plain pytest
     set_subreaper()  # the tests' orphans come back to us, to be killed (kill_children)
     ran = _import_watch.stop() if _import_watch is not None else None
-    _host = Host(session, settings, ran)
+    lines = _import_watch.lines if _import_watch is not None else None
+    _host = Host(session, settings, ran, lines)
     try:
         _host.serve()
     finally:
@@ -196,9 +197,11 @@ class Host:
         session: pytest.Session,
         settings: messages.HostConfig,
         ran_before_tests: list[messages.RanFunction] | None = None,
+        ran_lines: dict[str, list[int]] | None = None,
     ) -> None:
         self.session = session
         self.ran_before_tests = ran_before_tests
+        self.ran_lines = ran_lines
         self.config = session.config
         self.items: dict[str, pytest.Item] = {}
         for item in session.items:
@@ -249,6 +252,7 @@ class Host:
                 rootdir=str(self.config.rootpath),
                 inifile=str(self.config.inipath) if self.config.inipath else None,
                 ran_before_tests=self.ran_before_tests,
+                ran_lines=self.ran_lines,
                 foreign=foreign_modules(self.origin, self.root, self.source),
                 notes=_notes(self.config),
             )

@@ -23,11 +23,18 @@ code may have called the function, for everyone): it counts as global.
 from __future__ import annotations
 
 import cProfile
+import gc
+import inspect
 import os
 import sys
 import types
+from typing import TYPE_CHECKING
 
 from guardcheck import messages
+from guardcheck.child.follow import QUIET, measuring
+
+if TYPE_CHECKING:
+    from coverage import Coverage
 
 
 class ImportWatch:
@@ -43,10 +50,17 @@ class ImportWatch:
         self._shared: set[str] = set()
         self._open: list[tuple[str, set[str]]] = []  # (file, modules before it), nested
         self._current = ""
+        self._coverage: Coverage | None = None  # records the lines, while watching
+        # Root-relative path -> the lines of it that ran; None when not recorded.
+        self.lines: dict[str, list[int]] | None = None
 
     def start(self) -> None:
         if sys.getprofile() is not None:
             return  # someone else profiles: we cannot watch, and stop() reports that
+        if sys.gettrace() is None:  # (a debugger's or coverage's tracer: no lines)
+            self._coverage = measuring(self._source)
+            self._coverage.set_option("run:disable_warnings", QUIET)
+            self._coverage.start()
         self._profile = cProfile.Profile(builtins=False, subcalls=False)
         self._profile.enable()
 
@@ -78,6 +92,7 @@ class ImportWatch:
         if self._profile is None:
             return None
         self._profile.disable()
+        self.lines = self._stop_lines()
         profiles = [("", self._profile)]
         profiles += [(k if k not in self._shared else "", w) for k, w in self._windows.items()]
         self._profile = None
@@ -94,6 +109,42 @@ class ImportWatch:
                 if path is not None:
                     found[(path, code.co_qualname, code.co_firstlineno, during)] = None
         return [messages.RanFunction(p, q, line, during) for p, q, line, during in found]
+
+    def _stop_lines(self) -> dict[str, list[int]] | None:
+        """The lines of each source file that ran; a file with a generator or coroutine
+        left suspended is left out (its frame runs the original code on, past lines that
+        had not run yet)."""
+        if self._coverage is None:
+            return None
+        self._coverage.stop()
+        data = self._coverage.get_data()
+        self._coverage = None
+        lines: dict[str, list[int]] = {}
+        for filename in data.measured_files():
+            path = self._relative(filename)
+            if path is not None:
+                lines[path] = sorted(data.lines(filename) or ())
+        for path in self._suspended():
+            lines.pop(path, None)
+        return lines
+
+    def _suspended(self) -> set[str]:
+        """Source files with a generator, coroutine or async generator not done yet."""
+        found: set[str] = set()
+        for thing in gc.get_objects():
+            if inspect.isgenerator(thing):
+                frame, code = thing.gi_frame, thing.gi_code
+            elif inspect.iscoroutine(thing):
+                frame, code = thing.cr_frame, thing.cr_code
+            elif inspect.isasyncgen(thing):
+                frame, code = thing.ag_frame, thing.ag_code
+            else:
+                continue
+            if frame is not None:  # (not yet started counts: it too runs the original)
+                path = self._relative(code.co_filename)
+                if path is not None:
+                    found.add(path)
+        return found
 
     def _imported_others(self, filename: str, before: set[str]) -> bool:
         """Did the window import a module of the project other than its own file?

@@ -22,7 +22,7 @@ from _pytest.capture import MultiCapture
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.diskreads import DiskReads
-from guardcheck.child.follow import Follower, StartWatch, dump_coverage_at_exit, measuring
+from guardcheck.child.follow import QUIET, Follower, StartWatch, dump_coverage_at_exit, measuring
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.itemrun import Recorder, run_items, use_capture
@@ -53,7 +53,7 @@ class Jobs:
         source = self.settings.source
         cov = measuring(source)
         cov.set_option("run:core", "ctrace")  # sys.monitoring has no dynamic contexts
-        cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured"])
+        cov.set_option("run:disable_warnings", QUIET)
         announce = _announcer(out)
         follower = Follower.for_baseline(self._follow_folder(), self.boot, source)
         follower.enter()

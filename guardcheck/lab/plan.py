@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import types
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from guardcheck.edit import toplevel
+from guardcheck.lab.prepare.statements import traced_lines
 from guardcheck.model import BaselineTest, Mutant, Selection, Status, is_named_by
 from guardcheck.options import RunOptions
 
@@ -129,7 +129,7 @@ def _source_map(source: str) -> _SourceMap:
                 header[line] = (node.name, body)
             if any(_memoizing(d) for d in node.decorator_list):
                 memoized.update(body)
-    return _SourceMap(statement, function, header, _traced_lines(tree), frozenset(memoized))
+    return _SourceMap(statement, function, header, traced_lines(tree), frozenset(memoized))
 
 
 # Decorators that keep a function's results across calls, by their last name.
@@ -142,25 +142,6 @@ def _memoizing(decorator: ast.expr) -> bool:
         decorator = decorator.func
     name = decorator.attr if isinstance(decorator, ast.Attribute) else getattr(decorator, "id", "")
     return name in _MEMOIZERS
-
-
-def _traced_lines(tree: ast.Module) -> frozenset[int] | None:
-    """Every line some instruction of the compiled module (nested code included) sits on.
-
-    Compiled by this interpreter, which is the one the tests run on, so the same
-    statements are optimised away as there.
-    """
-    try:
-        module = compile(tree, "<plan>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return None
-    lines: set[int] = set()
-    codes = [module]
-    while codes:
-        code = codes.pop()
-        lines.update(line for _, _, line in code.co_lines() if line is not None)
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return frozenset(lines)
 
 
 def _testers(lines: Sequence[int], by_line: Mapping[int, frozenset[str]]) -> set[str]:

@@ -133,6 +133,57 @@ def test_a_helper_run_collecting_one_test_file_runs_that_files_tests_and_its_cal
     assert done.returncode == 0
 
 
+UNITS = {
+    "pkg/units.py": (
+        "def parse(text):\n"
+        "    if text.endswith('km'):\n"
+        "        return int(text[:-2]) * 1000\n"
+        "    return int(text)\n"
+    ),
+    "tests/test_units.py": (
+        "import pytest\n\nfrom pkg.units import parse\n\n"
+        "CASES = [(parse('3'), 3)]  # collection parses a bare number only\n\n\n"
+        "@pytest.mark.parametrize(('value', 'expected'), CASES)\n"
+        "def test_bare(value, expected):\n    assert value == expected\n\n\n"
+        "def test_km():\n    assert parse('2km') == 2000\n"
+    ),
+    "mutations/units.toml": (
+        '[[mutation]]\nid = "km-factor"\nsummary = "A kilometre is 100 metres."\n'
+        'file = "pkg/units.py"\nscope = "parse"\nfind = "int(text[:-2]) * 1000"\n'
+        'replace = "int(text[:-2]) * 100"\n\n'
+        '[[mutation]]\nid = "bare-plus-one"\nsummary = "A bare number gains one."\n'
+        'file = "pkg/units.py"\nscope = "parse"\nfind = "int(text)"\n'
+        'replace = "int(text) + 1"\n'
+    ),
+}
+
+
+def test_a_statement_collection_never_reached_takes_the_fork_path(tmp_path):
+    """Issue 22 (speed): every mutant of a function that ran while pytest collected went
+    to a fresh interpreter, even in a branch collection never took (isodate: 164 of 576
+    mutants, 70% of the worker time). A statement that did not run then cannot have
+    changed what collection computed: that mutant forks; the one collection ran stays
+    fresh. Both verdicts are the ones by hand."""
+    root = copy_project(tmp_path / "project", "importtime")
+    write_files(root, UNITS)
+    commit(root)
+    assert failing_by_hand(root, "pkg/units.py", "* 1000", "* 100") == [
+        "tests/test_units.py::test_km"
+    ]
+    assert failing_by_hand(root, "pkg/units.py", "return int(text)", "return int(text) + 1") == [
+        "tests/test_units.py::test_bare[4-3]"
+    ]
+    done, mutants = guardcheck_run(root, tmp_path / "r.json")
+    km = mutants["km-factor"]["guardcheck"]
+    assert (km["verdict"], km["executionPath"]) == ("caught", "fork"), km["reason"]
+    assert km["reason"].startswith("tests/test_units.py::test_km: ")
+    bare = mutants["bare-plus-one"]["guardcheck"]
+    assert (bare["verdict"], bare["executionPath"]) == ("caught", "subprocess"), bare["reason"]
+    # (the window that imported pkg.units is no file's alone: "import or collection")
+    assert bare["executionPathReason"].startswith("pkg/units.py: parse ran at import or ")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 SIGN = {
     "pkg/sign.py": "def sign(x):\n    if x < 0:\n        return -1\n    return x * 2\n",
     "tests/test_sign.py": (

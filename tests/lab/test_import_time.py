@@ -8,6 +8,7 @@ FORK mutant whose changed code is among them to a fresh interpreter
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import textwrap
@@ -72,29 +73,44 @@ def mutant(find: str, replace: str) -> Mutant:
     return Mutant("m", "m", (change,))
 
 
-@pytest.fixture
-def imported(tmp_path) -> Iterator[list[RanFunction]]:
-    """What the watch saw while SOURCE was imported as pkg.core from tmp_path."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "pkg" / "core.py").write_text(SOURCE, encoding="utf-8")
-    sys.path.insert(0, str(tmp_path))
-    watch = ImportWatch(str(tmp_path), [str(tmp_path / "pkg")])
-    previous = sys.getprofile()
-    sys.setprofile(None)  # a coverage or debugger hook in our own run would hide us
+Watched = tuple[list[RanFunction] | None, dict[str, list[int]] | None]
+
+
+@contextlib.contextmanager
+def watching_import(root: Path, files: dict[str, str], module: str) -> Iterator[Watched]:
+    """What an ImportWatch saw of the import of `module` from `files` written into root/pkg:
+    the functions that ran, and the lines."""
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    for name, text in files.items():
+        (root / "pkg" / name).write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(root))
+    watch = ImportWatch(str(root), [str(root / "pkg")])
+    previous, tracer = sys.getprofile(), sys.gettrace()
+    # a coverage or debugger hook in our own run would hide us
+    sys.setprofile(None)
+    sys.settrace(None)
     try:
         watch.start()
         try:
-            importlib.import_module("pkg.core")
+            importlib.import_module(module)
         finally:
             ran = watch.stop()
-        assert ran is not None
-        yield ran
+        yield ran, watch.lines
     finally:
         sys.setprofile(previous)
-        sys.path.remove(str(tmp_path))
-        for name in ("pkg.core", "pkg"):
+        sys.settrace(tracer)
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
             sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def imported(tmp_path) -> Iterator[list[RanFunction]]:
+    """What the watch saw while SOURCE was imported as pkg.core from tmp_path."""
+    with watching_import(tmp_path, {"core.py": SOURCE}, "pkg.core") as (ran, _):
+        assert ran is not None
+        yield ran
 
 
 def test_the_watch_records_what_ran_at_import_and_nothing_else(imported):
@@ -229,3 +245,54 @@ def test_the_watch_tells_which_test_files_collection_ran_a_function(tmp_path, im
     assert ("later_key", "") in during  # run by pkg.extra's import, in t/test_y.py's window
     assert ("scaled", "") in during
     assert not any(r.during == "t/test_y.py" for r in ran)
+
+
+BRANCHES = textwrap.dedent(
+    """\
+    def magnitude(x):
+        if x >= 0:
+            return x
+        return -x
+
+
+    AT_IMPORT = magnitude(3)
+    """
+)
+
+
+def test_a_statement_the_import_never_reached_keeps_the_fork(tmp_path):
+    """Issue 22 (speed): a function that ran at import sent every mutant of it to a fresh
+    interpreter, even in a branch the import never took (isodate's parse_duration: 81
+    of its 164 fresh mutants). Only the statements that ran then make a mutant fresh."""
+    files = {"core.py": BRANCHES}
+    with watching_import(tmp_path, files, "pkg.core") as (ran, lines):
+        assert lines is not None
+        assert lines["pkg/core.py"] == [1, 2, 3, 7]  # the def, the test, the first return
+
+    def moved(find: str, replace: str) -> ExecutionPath:
+        change = FileChange(
+            "pkg/core.py", BRANCHES, BRANCHES.replace(find, replace), Where("m.py", 1)
+        )
+        activation = classify(Mutant("m", "m", (change,)), tmp_path)
+        assert activation.mode is ExecutionPath.FORK
+        return after_collection(activation, ran, lines).mode
+
+    assert moved("return -x", "return x") is ExecutionPath.FORK
+    assert moved("x >= 0", "x > 0") is ExecutionPath.FRESH
+    assert moved("return x\n", "return x + 1\n") is ExecutionPath.FRESH
+    # Without the lines, the function having run is all that is known.
+    change = FileChange("pkg/core.py", BRANCHES, BRANCHES.replace("-x", "x"), Where("m.py", 1))
+    activation = classify(Mutant("m", "m", (change,)), tmp_path)
+    assert after_collection(activation, ran, None).mode is ExecutionPath.FRESH
+
+
+def test_a_generator_left_paused_at_import_makes_its_file_unknown(tmp_path):
+    """A generator started at import runs its original code on when resumed in a test,
+    past lines that had not run yet: its file's lines are not reported, so every mutant
+    of a function that ran then stays fresh."""
+    paused = "def count():\n    yield 1\n    yield 2\n\n\nCOUNTER = count()\nnext(COUNTER)\n"
+    files = {"core.py": BRANCHES, "paused.py": paused, "both.py": "from . import core, paused\n"}
+    with watching_import(tmp_path, files, "pkg.both") as (_, lines):
+        assert lines is not None
+        assert "pkg/core.py" in lines
+        assert "pkg/paused.py" not in lines

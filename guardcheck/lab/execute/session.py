@@ -157,8 +157,10 @@ class LabSession:
                 "  fix: check [tool.guardcheck] tests and your pytest testpaths"
             )
         # Classified while the host collected; now the host says what ran meanwhile.
+        lines = message.ran_lines
+        early = None if lines is None else {p: frozenset(n) for p, n in lines.items()}
         self.activations = [
-            a if isinstance(a, str) else after_collection(a, message.ran_before_tests)
+            a if isinstance(a, str) else after_collection(a, message.ran_before_tests, early)
             for a in self.activations
         ]
         paths = {t.nodeid: t.path for t in message.tests}

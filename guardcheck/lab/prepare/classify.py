@@ -25,7 +25,7 @@ import base64
 import functools
 import marshal
 import types
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from guardcheck.lab.prepare.instrument import (
     recompile,
     touched_part,
 )
+from guardcheck.lab.prepare.statements import LineRange, any_line_ran, changed_statements
 from guardcheck.model import ExecutionPath, FileChange, Mutant
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
@@ -78,6 +79,9 @@ class FileActivation:
     # The mutated text compiles to the original's code, positions included (`while 1:`
     # for `while 2:`): nothing the interpreter runs changed.
     equivalent: bool = False
+    # Line ranges of the original's statements the change is in (lab/prepare/
+    # statements.py); None when unknown, which counts as "ran at collection".
+    statements: tuple[LineRange, ...] | None = None
 
     def to_message(self) -> messages.SwapFile:
         swaps = [
@@ -317,7 +321,10 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
     )
     changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
     tree = marshal.dumps(view.whole(instrumented, whole_o))
-    return FileActivation(path, filename, mutated, tree, swaps, changed, reach, equivalent)
+    statements = changed_statements(bare_o, bare_m, _region(change))
+    return FileActivation(
+        path, filename, mutated, tree, swaps, changed, reach, equivalent, statements
+    )
 
 
 def _locate(
@@ -374,14 +381,26 @@ def classify(mutant: Mutant, root: Path, *, narrow: bool = True) -> Activation:
     return Activation(ExecutionPath.FORK, "", tuple(files))
 
 
+def _not_reached_early(file: FileActivation, lines: Mapping[str, Collection[int]] | None) -> bool:
+    """Did none of the file's changed statements run before the first test?"""
+    early = lines.get(file.path) if lines is not None else None
+    if early is None or file.statements is None:
+        return False  # not known: they may have
+    return not any_line_ran(file.statements, early)
+
+
 def after_collection(
-    activation: Activation, ran: Collection[messages.RanFunction] | None
+    activation: Activation,
+    ran: Collection[messages.RanFunction] | None,
+    lines: Mapping[str, Collection[int]] | None = None,
 ) -> Activation:
     """FRESH for a FORK mutant whose changed code ran in the host before the first test.
 
-    `ran` is the host's record of import and collection (None: it could not watch).
+    `ran` is the host's record of import and collection (None: it could not watch),
+    `lines` the lines of each source file that ran then (None: not recorded).
     What that code computed then (an lru_cache warmed at import, a module-level
-    table, a parametrize list) lives on in every forked child, made by the original.
+    table, a parametrize list) lives on in every forked child, made by the original;
+    unless the changed statements themselves never ran then (lab/prepare/statements.py).
     """
     if activation.mode is not ExecutionPath.FORK or activation.equivalent:
         return activation  # (an equivalent mutant computed at import what the original did)
@@ -397,6 +416,8 @@ def after_collection(
     files: set[str] = set()
     ran_early: list[str] = []
     for file in activation.files:
+        if _not_reached_early(file, lines):
+            continue  # the functions ran then, the changed statements did not
         for qualname, line in file.changed:
             where = during.get((file.path, qualname, line))
             if where is not None:
