@@ -411,6 +411,40 @@ def test_a_fresh_mutant_probes_its_likeliest_killers_before_the_suites_order(tmp
     assert [t["id"] for t in verdict["tests"]] == ["tests/test_b_limit.py::test_eleven_is_over"]
 
 
+FORK_PROBED = {
+    "pyproject.toml": LOCALE["pyproject.toml"],
+    "pkg/__init__.py": "",
+    "pkg/calc.py": "def double(x: int) -> int:\n    return x * 2\n",
+    # All of them run the changed line. Fastest first: the 29 quick ones (the first probe
+    # takes 8), then the killer, then the 150 slow ones; in the suite's order it is last.
+    "tests/test_calc.py": (
+        "import time\n\nimport pytest\n\nfrom pkg.calc import double\n\n\n"
+        "@pytest.mark.parametrize('i', range(29))\ndef test_quick(i):\n"
+        "    assert double(0) == 0\n\n\n"
+        "@pytest.mark.parametrize('i', range(150))\ndef test_slow(i):\n"
+        "    time.sleep(0.002)\n    assert double(0) == 0\n\n\n"
+        "def test_killer():\n    time.sleep(0.0005)\n    assert double(2) == 4\n"
+    ),
+    "mutations/calc.toml": (
+        '[[mutation]]\nid = "triple"\nsummary = "Triples."\n'
+        'file = "pkg/calc.py"\nscope = "double"\nfind = "x * 2"\nreplace = "x * 3"\n'
+    ),
+}
+
+
+def test_a_forked_mutant_probes_further_before_the_suites_order(tmp_path):
+    """Regression (issue 22, packaging 24.1): once its first 8 likeliest killers passed, a
+    forked mutant ran its whole selection in the suite's order, and 40 of packaging's
+    kills came after 7,000-10,000 tests. A second probe runs the next likeliest killers
+    (up to a tenth of the selection's time) first; here it reaches the killer that the
+    suite's order runs last."""
+    verdict = _caught_as_by_hand(tmp_path, FORK_PROBED, "pkg/calc.py", "x * 2", "x * 3", "triple")
+    assert verdict["executionPath"] == "fork"
+    ran = [t["id"] for t in verdict["tests"]]
+    assert ran[-1] == "tests/test_calc.py::test_killer"
+    assert len(ran) < 60, ran  # the suite's order would have run 180
+
+
 CACHED = {
     "pyproject.toml": LOCALE["pyproject.toml"],
     "pkg/__init__.py": "",

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from guardcheck.lab.execute.scheduler import PROBE_TESTS, probe_plan
+from guardcheck.lab.execute.scheduler import FURTHER_SHARE, PROBE_TESTS, further_probe, probe_plan
 from guardcheck.lab.plan import EarlyResult, RunPlan, killers_first, plan_mutant
 from guardcheck.model import (
     BaselineTest,
@@ -300,6 +300,22 @@ def test_a_fresh_probe_runs_the_first_tests_that_fit_in_its_budget():
     assert selected == tests
     assert probe_plan(plan, durations, budget=1.0)[0].tests == tests[:PROBE_TESTS]
     assert probe_plan(plan, durations, budget=5.0) == (plan, ())
+
+
+def test_a_second_fork_probe_runs_the_next_killers_within_a_share_of_the_selection():
+    """scheduler.further_probe: after a first probe that killed nothing, the next
+    likeliest killers whose baseline seconds fit in FURTHER_SHARE of the selection's
+    (packaging: forked kills came after 7,000-10,000 tests in the suite's order, once
+    the first 8 missed); none when that is too few tests to be worth a run, or all
+    that is left."""
+    selected = tuple(f"t.py::t{i}" for i in range(400))
+    durations = {t: 0.25 for t in selected}  # 100 s in all: a 10 s second probe
+    rest = selected[PROBE_TESTS:][::-1]  # in the order the likeliest-killer rule gives
+    probe = further_probe(selected, rest, durations)
+    assert probe == rest[: round(FURTHER_SHARE * 400)]
+    assert further_probe(selected[:60], selected[PROBE_TESTS:60], durations) == ()  # 6 tests
+    few = selected[:200]
+    assert further_probe(few, few[190:], durations) == ()  # the rest fits: the suite runs it
 
 
 def test_tests_that_only_enter_the_function_around_a_changed_line_follow_its_testers():

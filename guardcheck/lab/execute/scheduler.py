@@ -58,6 +58,10 @@ _IDLE_POLL = 0.02  # seconds, only when a fresh process cannot be waited on by d
 # Tests in a mutant's first run when it selects more: 90-97% of kills come from the first
 # five of the likeliest-killers-first order on the corpus libraries (see probe_plan).
 PROBE_TESTS = 8
+# A fork probe that missed is followed by one more, of the next likeliest killers up to
+# this share of the selection's baseline seconds, before the run in the suite's order: a
+# survivor pays at most this much more, a late killer is found without that whole run.
+FURTHER_SHARE = 0.1
 CONTROL_KEYS = 1 << 30  # control runs' job keys start here, above any mutant's index
 # A control run's identity: the path it takes and the tests it runs, in order.
 ControlKey = tuple[ExecutionPath, tuple[str, ...]]
@@ -87,6 +91,7 @@ class _Job:
     again: bool = False
     # A probe: the first of these selected tests (see probe_plan); empty for a whole run.
     selected: tuple[str, ...] = ()
+    further: bool = False  # the second probe (see further_probe)
     earlier: ChildOutcome | None = None  # on disk: the run in memory, whose passes stand
 
 
@@ -174,7 +179,8 @@ class Scheduler:
     def _start(self, job: _Job) -> None:
         mutant, plan = job.plan.mutant, job.plan
         control = job.control is not None
-        if not control and not job.context and not job.on_disk:  # (a rerun keeps its order)
+        if not control and not job.context and not job.on_disk and not job.further:
+            # (a rerun keeps its order)
             self._emit(functools.partial(self.events.mutant_started, mutant))
             job.started = time.perf_counter()
             job.plan = plan = killers_first(
@@ -280,8 +286,8 @@ class Scheduler:
             self._control_finished(job.control, outcome)
             return
         settled = needs_control(outcome) or outcome.crash or outcome.timed_out is not None
-        if job.selected and not settled and self._in_context(job):
-            return  # a probe that killed nothing: now the selection, as the suite runs it
+        if job.selected and not settled and (self._probe_further(job) or self._in_context(job)):
+            return  # a probe that killed nothing: a second one, or the suite's order
         if outcome.from_disk and not job.on_disk and _encodable(job.plan.mutant):
             # A pass: first in the suite's order, in memory; then its disk readers on disk.
             if not self._in_context(job):
@@ -352,6 +358,34 @@ class Scheduler:
             job.plan, job.context = suite, True
             return
         job.plan, job.selected = probe, selected
+
+    def _probe_further(self, job: _Job) -> bool:
+        """Queue a fork probe's second probe (further_probe); False when there is none."""
+        if job.further or job.activation.mode is not ExecutionPath.FORK:
+            return False
+        probed = set(job.plan.tests)
+        rest = tuple(t for t in job.selected if t not in probed)
+        ranked = killers_first(
+            replace(job.plan, tests=rest, fixed=0),
+            self._kills_in(job.plan.mutant),
+            self.durations,
+            self._killers_on_lines_of(job.plan.mutant),
+        ).tests
+        tests = further_probe(job.selected, ranked, self.durations)
+        if not tests:
+            return False
+        held = tuple(t for t in job.plan.must_run if t not in tests)
+        plan = replace(job.plan, tests=(*tests, *held), fixed=0)
+        probe = _Job(
+            job.index,
+            plan,
+            job.activation,
+            started=job.started,
+            selected=job.selected,
+            further=True,
+        )
+        self.pending.appendleft(probe)
+        return True
 
     def _as_the_suite_runs(self, job: _Job) -> RunPlan | None:
         """The job's selection with its modules' earlier tests, in baseline order; None
@@ -509,6 +543,21 @@ def probe_plan(
     head = plan.tests[:size]
     held = tuple(t for t in plan.must_run if t not in head)
     return replace(plan, tests=(*head, *held)), plan.tests
+
+
+def further_probe(
+    selected: Sequence[str], rest: Sequence[str], durations: Mapping[str, float]
+) -> tuple[str, ...]:
+    """The second probe of a fork mutant whose first killed nothing: the next likeliest
+    killers (`rest`, in that order) whose baseline seconds fit in FURTHER_SHARE of the
+    whole selection's. Empty when that would be fewer than a first probe's tests (too
+    small a selection to be worth a run) or all of the rest (the suite's order runs
+    them anyway)."""
+    budget = FURTHER_SHARE * sum(durations.get(t, 0.0) for t in selected)
+    count = _within(rest, durations, budget)
+    if count < PROBE_TESTS or count >= len(rest):
+        return ()
+    return tuple(rest[:count])
 
 
 def _within(tests: Sequence[str], durations: Mapping[str, float], budget: float) -> int:
