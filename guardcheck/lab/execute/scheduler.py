@@ -554,9 +554,8 @@ def further_probe(
     """The second probe of a fork mutant whose first killed nothing: the next likeliest
     killers (`rest`, in that order) whose baseline seconds fit in FURTHER_SHARE of the
     whole selection's. Empty for a selection under FURTHER_MIN_SELECTION tests, and when
-    that would be fewer than a first probe's tests (too
-    small a selection to be worth a run) or all of the rest (the suite's order runs
-    them anyway)."""
+    that would be fewer than a first probe's tests (too small to be worth a run) or all
+    of the rest (the suite's order runs them anyway)."""
     if len(selected) < FURTHER_MIN_SELECTION:
         return ()
     budget = FURTHER_SHARE * sum(durations.get(t, 0.0) for t in selected)

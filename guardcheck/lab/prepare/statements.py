@@ -50,8 +50,8 @@ def changed_statements(
         return None
     body, executable = index
     ranges = _innermost(body, first, last)
-    if not any(line in executable for a, b in ranges for line in range(a, b + 1)):
-        return None
+    if not any_line_ran(ranges, executable):
+        return None  # no code of their own: never seen to run
     return tuple(ranges)
 
 
