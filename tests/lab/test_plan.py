@@ -322,13 +322,17 @@ def test_a_second_fork_probe_runs_the_next_killers_within_a_share_of_the_selecti
     assert further_probe(selected[:60], selected[PROBE_TESTS:60], durations) == ()  # 6 tests
     few = selected[:200]
     assert further_probe(few, few[190:], durations) == ()  # the rest fits: the suite runs it
-    # A small selection runs in the suite's order at once (iso8601: 47 tests).
+    # A small selection runs in the suite's order at once (iso8601: 47 tests), even
+    # where its fast tests would fit the share (its last test is slow).
+
+    def last_slow(tests: tuple[str, ...]) -> dict[str, float]:
+        return {t: 0.25 for t in tests} | {tests[-1]: 300.0}
+
     small = selected[: FURTHER_MIN_SELECTION - 1]
-    fast = {t: 0.25 for t in small} | {small[-1]: 300.0}  # the fast ones fit its share
-    assert further_probe(small, small[PROBE_TESTS:], fast) == ()
+    assert further_probe(small, small[PROBE_TESTS:], last_slow(small)) == ()
     enough = selected[:FURTHER_MIN_SELECTION]
-    slow = {t: 0.25 for t in enough} | {enough[-1]: 300.0}
-    assert further_probe(enough, enough[PROBE_TESTS:], slow) == enough[PROBE_TESTS:-1]
+    probe = further_probe(enough, enough[PROBE_TESTS:], last_slow(enough))
+    assert probe == enough[PROBE_TESTS:-1]
 
 
 def test_tests_that_only_enter_the_function_around_a_changed_line_follow_its_testers():
