@@ -37,6 +37,8 @@ MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled i
 FOLLOW_ENV = "GUARDCHECK_FOLLOW"
 FOLLOW_TEST_ENV = "GUARDCHECK_FOLLOW_TEST"
 ZYGOTE_ENV = "GUARDCHECK_ZYGOTE"  # the zygote's end of its control socket (child/zygote.py)
+# A CheckpointSpec as JSON, for `-p guardcheck.child.checkpoint`
+CHECKPOINT_ENV = "GUARDCHECK_CHECKPOINT"
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,18 @@ class FreshSpec:
     hold: list[str] = field(default_factory=list)  # run all of these before stopping early
     # The mutated files are written on disk for this run too: reading them is no doubt.
     on_disk: bool = False
+    # A run resumed from a checkpoint (child/checkpoint.py): the code swap that puts the
+    # mutant in place there, and the run's own pytest basetemp.
+    swaps: list[SwapFile] = field(default_factory=list)
+    basetemp: str = ""
+
+
+@dataclass(frozen=True)
+class CheckpointSpec:
+    """Where a checkpoint waits: before pytest collects `file`; it listens on `address`."""
+
+    file: str  # absolute path of the test file
+    address: str  # an abstract AF_UNIX socket name (no leading NUL)
 
 
 @dataclass(frozen=True)
@@ -280,7 +294,13 @@ def swap_file(raw: dict[str, Any]) -> SwapFile:
 
 
 def fresh_spec(raw: dict[str, Any]) -> FreshSpec:
-    return FreshSpec(**{**raw, "files": [ServedFile(**f) for f in raw["files"]]})
+    return FreshSpec(
+        **{
+            **raw,
+            "files": [ServedFile(**f) for f in raw["files"]],
+            "swaps": [swap_file(f) for f in raw.get("swaps", [])],
+        }
+    )
 
 
 def _decode_fields(tag: str, raw: dict[str, Any]) -> Message:

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -27,7 +28,7 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
-from guardcheck.model import function_id
+from guardcheck.model import TestOutcome, function_id
 
 
 def _load() -> messages.FreshSpec | None:
@@ -69,11 +70,43 @@ if _spec is not None:
 STOP = "guardcheck: first failure"  # session.shouldstop once the run has its kill
 
 
-class FreshRun:
-    def __init__(self, spec: messages.FreshSpec, served: ServedModules, follower: Follower) -> None:
-        self.spec = spec
+class Evidence(Protocol):
+    """Whether the mutant's code ran, as a run tells it."""
+
+    def seen(self, failed: bool) -> bool:
+        """Did it run by now? `failed`: the test that just ended failed."""
+        ...
+
+    def names(self) -> list[str]:
+        """What ran, for the report."""
+        ...
+
+
+class ServedEvidence:
+    """A fresh interpreter: the served module's code ran (its change is module-level)."""
+
+    def __init__(self, served: ServedModules) -> None:
         self.served = served
+
+    def seen(self, failed: bool) -> bool:
+        return bool(self.served.executed)
+
+    def names(self) -> list[str]:
+        return list(self.served.executed)
+
+
+class FreshRun:
+    def __init__(
+        self,
+        spec: messages.FreshSpec,
+        evidence: Evidence,
+        follower: Follower,
+        reads: DiskReads | None,
+    ) -> None:
+        self.spec = spec
+        self.evidence = evidence
         self.follower = follower
+        self.reads = reads
         self.recorder = Recorder(on_failure=self._on_failure)
         self.session: pytest.Session | None = None
         self.collect_errors: list[str] = []
@@ -110,7 +143,8 @@ class FreshRun:
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         result = self.recorder.result(nodeid)
         if result is not None:  # as it comes: a timeout later on must not discard a kill
-            evidence = bool(self.served.executed) or self.follower.has_evidence()
+            failed = result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+            evidence = self.evidence.seen(failed) or self.follower.has_evidence()
             messages.send(self.out, messages.TestFinished(result, evidence))
         self.waiting.discard(nodeid)
         self._maybe_stop()
@@ -140,12 +174,13 @@ class FreshRun:
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.follower.test_starting(nodeid)
-        if _reads is not None:
-            _reads.current = nodeid
+        if self.reads is not None:
+            self.reads.current = nodeid
         messages.send(self.out, messages.TestStarted(nodeid))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        reads = self.reads
         log = list(self.recorder.log)
         if self.missing:
             log.append("not collected in the mutated session: " + ", ".join(self.missing))
@@ -153,11 +188,11 @@ class FreshRun:
             log.append("collected under ids the baseline lacks: " + ", ".join(self.stand_ins))
         report = messages.ChildReport(
             tests=self.recorder.results(),
-            evidence=[*self.served.executed, *self.follower.evidence()],
+            evidence=[*self.evidence.names(), *self.follower.evidence()],
             collect_errors=self.collect_errors,
             log="\n".join(log),
-            unfollowed={**self.follower.unfollowed(), **(_reads.found if _reads else {})},
-            from_disk=sorted(self.follower.from_disk() | set(_reads.found if _reads else {})),
+            unfollowed={**self.follower.unfollowed(), **(reads.found if reads else {})},
+            from_disk=sorted(self.follower.from_disk() | set(reads.found if reads else {})),
         )
         messages.send(self.out, report)
         _leave(session)
@@ -174,6 +209,11 @@ def stand_in_for_missing(
     """
     by_id = {item.nodeid: item for item in items}
     chosen = set(wanted)
+    # Once, not per missing id: a mutant that breaks a file's collection misses them all.
+    unchosen: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        if item.nodeid not in chosen:
+            unchosen.setdefault(function_id(item.nodeid), []).append(item)
     keep: list[pytest.Item] = []
     taken: set[str] = set()
     missing: list[str] = []
@@ -182,12 +222,7 @@ def stand_in_for_missing(
             keep.append(by_id[nodeid])
             taken.add(nodeid)
             continue
-        function = function_id(nodeid)
-        others = [
-            item
-            for item in items
-            if function_id(item.nodeid) == function and item.nodeid not in chosen
-        ]
+        others = unchosen.get(function_id(nodeid), [])
         if not others:
             missing.append(nodeid)
         for item in others:
@@ -226,7 +261,10 @@ def pytest_collection_modifyitems() -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if _spec is None or _served is None or _follower is None:
         return
-    run = FreshRun(_spec, _served, _follower)
+    register(config, FreshRun(_spec, ServedEvidence(_served), _follower, _reads))
+
+
+def register(config: pytest.Config, run: FreshRun) -> None:
     config.pluginmanager.register(OneLineReports(), "guardcheck-one-line-reports")
     config.pluginmanager.register(run.recorder, "guardcheck-recorder")
     config.pluginmanager.register(run, "guardcheck-freshrun")

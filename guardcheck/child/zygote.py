@@ -34,11 +34,14 @@ import contextlib
 import importlib
 import importlib.metadata
 import importlib.util
+import inspect
+import io
 import os
 import select
 import signal
 import socket
 import sys
+import tokenize
 import traceback
 import types
 
@@ -79,25 +82,43 @@ def warm_up() -> None:
     # pytest looks for plugins among the installed distributions: warm importlib's
     # path caches (they are checked against each folder's mtime, so never stale).
     importlib.metadata.entry_points(group="pytest11")
+    warm_failure_reports()
 
 
-def serve(control: socket.socket) -> None:
-    """Answer ForkRun requests until the lab closes the socket."""
+def warm_failure_reports() -> None:
+    """Build once what pytest's report of each failure builds first: tokenize's regular
+    expressions and inspect's map from files to the modules imported so far (it extends
+    the map as modules come). Each run forked from here inherits them."""
+    for _token in tokenize.generate_tokens(io.StringIO("x = 1\n").readline):
+        pass
+    inspect.getmodule(None, __file__)
+
+
+def serve(control: socket.socket) -> messages.ForkRun | None:
+    """Answer ForkRun requests until the lab closes the socket (None).
+
+    Returns in each run forked, with its request: the caller makes the run of it.
+    """
     buffer = messages.LineBuffer()
     while True:
         ready, _, _ = select.select([control], [], [], _REAP_EVERY)
-        _reap()
+        reap_ended()
         if not ready:
             continue
         data = control.recv(1 << 16)
         if not data:
-            return
+            return None
         for request in buffer.feed(data):
-            if isinstance(request, messages.ForkRun):
-                _answer(control, request)
+            if isinstance(request, messages.ForkRun) and fork_run(control, request):
+                return request
 
 
-def _answer(control: socket.socket, request: messages.ForkRun) -> None:
+def fork_run(control: socket.socket, request: messages.ForkRun) -> bool:
+    """Fork a supervisor and, under it, the run; answer `control` with its pid and pidfd.
+
+    Returns True in the run (whose caller makes it what the request asks for), False
+    here. A checkpoint (child/checkpoint.py) answers its requests the same way.
+    """
     sys.stdout.flush()
     sys.stderr.flush()
     ready, started = os.pipe()
@@ -107,11 +128,12 @@ def _answer(control: socket.socket, request: messages.ForkRun) -> None:
         os.close(ready)
         os.close(started)
         control.sendall(messages.encode(messages.Forked(0, f"fork failed: {exc}")))
-        return
-    if pid == 0:  # the supervisor
+        return False
+    if pid == 0:  # the supervisor, then (returning) the run
         control.close()
         os.close(ready)
         _supervisor(request, started)
+        return True
     os.close(started)
     os.read(ready, 1)  # its own session first: the lab may kill that group at once
     os.close(ready)
@@ -120,25 +142,31 @@ def _answer(control: socket.socket, request: messages.ForkRun) -> None:
         socket.send_fds(control, [messages.encode(messages.Forked(pid))], [pidfd])
     finally:
         os.close(pidfd)
+    return False
 
 
-def _reap() -> None:
+def reap_ended() -> None:
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, os.WNOHANG)[0]:
             pass
 
 
 def _supervisor(request: messages.ForkRun, started: int) -> None:
-    """Never returns: supervises one pytest run, as child/reaper.py does for a command."""
-    code = 1
+    """Supervises one pytest run, as child/reaper.py does for a command; returns only in
+    the run it forks."""
     try:
         os.setsid()  # the lab kills the run's whole group on a timeout
         os.close(started)  # tells the zygote the group exists
         set_subreaper()
         set_pdeathsig(signal.SIGTERM)
         run = os.fork()
-        if run == 0:
-            _pytest_run(request)
+    except BaseException:
+        traceback.print_exc()
+        os._exit(1)
+    if run == 0:
+        return
+    code = 1
+    try:
 
         def wait() -> int:
             return os.waitstatus_to_exitcode(os.waitpid(run, 0)[1])
@@ -156,16 +184,22 @@ def _write_status(path: str, code: int) -> None:
         out.write(text)
 
 
+def enter_run(request: messages.ForkRun) -> None:
+    """What a forked run sets up first: its end with its supervisor, its memory limit,
+    its log, working directory and environment."""
+    set_pdeathsig(signal.SIGKILL)
+    limit_address_space(request.memory_limit_mb)
+    _redirect(request.log)
+    os.chdir(request.cwd)
+    os.environ.clear()
+    os.environ.update(request.env)
+
+
 def _pytest_run(request: messages.ForkRun) -> None:
     """Never returns: `python -m pytest ARGS` from the point where pytest is imported."""
     code = 1
     try:
-        set_pdeathsig(signal.SIGKILL)
-        limit_address_space(request.memory_limit_mb)
-        _redirect(request.log)
-        os.chdir(request.cwd)
-        os.environ.clear()
-        os.environ.update(request.env)
+        enter_run(request)
         sys.path[0] = request.cwd  # `python -m` puts the working directory first
         main = _pytest_main_module()
         sys.argv = [main.__file__ or "pytest", *request.args]
@@ -225,7 +259,9 @@ def main() -> int:
         print(f"guardcheck zygote: no pidfd_open on this system ({exc})", file=sys.stderr)
         return 1
     warm_up()
-    serve(control)
+    request = serve(control)
+    if request is not None:
+        _pytest_run(request)  # never returns
     return 0
 
 

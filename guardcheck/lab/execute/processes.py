@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import workdirs
@@ -44,7 +45,7 @@ from guardcheck.options import RunOptions
 _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 
 
-def _env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str]) -> dict[str, str]:
+def child_env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str]) -> dict[str, str]:
     """The children's environment: no git redirects, no .pyc next to any source, and
     the copy's import roots first on PYTHONPATH (lab/sandbox/importroots.py).
 
@@ -181,7 +182,7 @@ def _launch(
         process = subprocess.Popen(
             command,
             cwd=settings.root,
-            env=_env(settings, extra_env, roots),
+            env=child_env(settings, extra_env, roots),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -326,8 +327,18 @@ class HostInfo:
     startup: float  # seconds from launching pytest to collected: what a fresh run pays again
 
 
+class ForkServer(Protocol):
+    """Forks runs: the warm interpreter, or a checkpoint (lab/execute/checkpoints.py)."""
+
+    def fork(self, run: messages.ForkRun) -> ForkedRun | None: ...
+
+
 class FreshProcess:
-    """One mutant in a fresh interpreter: `python -m pytest -p guardcheck.child.freshrun`."""
+    """One mutant in a fresh interpreter: `python -m pytest -p guardcheck.child.freshrun`.
+
+    Or resumed from a checkpoint (`swaps` given): the mutant's code swapped into a
+    session paused before the test files whose collection ran it.
+    """
 
     def __init__(
         self,
@@ -341,9 +352,11 @@ class FreshProcess:
         matrix: bool,
         timeout: float,
         hold: Sequence[str] = (),
-        zygote: Zygote | None = None,
+        zygote: ForkServer | None = None,
         roots: Sequence[str] = (),
         on_disk: bool = False,
+        swaps: Sequence[messages.SwapFile] = (),
+        checkpoint: bool = False,
     ) -> None:
         self.folder = folder
         folder.mkdir()
@@ -353,11 +366,18 @@ class FreshProcess:
             """A run's environment, its spec naming `name`.jsonl for results; that file."""
             results = folder / f"{name}.jsonl"
             spec = messages.FreshSpec(
-                files, list(tests), matrix, str(results), list(hold), on_disk=on_disk
+                files,
+                list(tests),
+                matrix,
+                str(results),
+                list(hold),
+                on_disk=on_disk,
+                swaps=list(swaps),
+                basetemp=str(slot.tmp),
             )
             path = folder / f"{name}.spec.json"
             path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
-            return _env(settings, {messages.FRESH_ENV: str(path)}, roots), results
+            return child_env(settings, {messages.FRESH_ENV: str(path)}, roots), results
 
         self.slot = slot
         # Absolute test files: rootdir and ini come from them (and the flags), not the cwd.
@@ -390,6 +410,9 @@ class FreshProcess:
                 settings.memory_limit_mb,
             )
             forked = zygote.fork(run)
+        # A run forked at a checkpoint that ends before it said the mutant was in place
+        # ended of something else: no crash of it is the mutant's.
+        self.resumed = checkpoint and forked is not None
         if forked is not None:
             self.process = forked
             self._pidfd: int | None = forked.pidfd
@@ -426,11 +449,13 @@ class FreshProcess:
             self._pidfd = None
         report: messages.ChildReport | None = None
         current = None
+        in_place = False  # a resumed run says so before pytest collects on ("" started)
         finished: list[messages.TestFinished] = []
         if self.results.exists():
             for line in messages.LineBuffer().feed(self.results.read_bytes() + b"\n"):
                 if isinstance(line, messages.TestStarted):
-                    current = line.nodeid
+                    in_place = True
+                    current = line.nodeid or None
                 elif isinstance(line, messages.TestFinished):
                     finished.append(line)
                 elif isinstance(line, messages.ChildReport):
@@ -450,7 +475,11 @@ class FreshProcess:
         )
         own_log = report.log if report is not None and not timed_out else ""
         log = "\n".join(filter(None, [own_log, without_session_header(_tail(self.log, 60))]))
-        return outcome_of(ended), log
+        outcome = outcome_of(ended)
+        if self.resumed and not in_place and report is None and not timed_out:
+            why = f"a run forked at a checkpoint ended before its mutant was in place: {ended.exit}"
+            outcome = dataclasses.replace(outcome, crash=None, error=why)
+        return outcome, log
 
     def kill(self) -> None:
         kill_group(self.process.pid)
@@ -484,19 +513,11 @@ class Zygote:
         """The run started from the warm interpreter, or None when it cannot be."""
         if self.socket is None or getattr(os, "pidfd_open", None) is None:
             return None
-        try:
-            self.socket.sendall(messages.encode(run))
-            data, fds, _flags, _address = socket.recv_fds(self.socket, 1 << 12, 1)
-            answer = messages.decode(data)
-        except (OSError, ValueError) as exc:
-            self._give_up(f"no answer from the warm interpreter: {exc}")
+        forked = request_fork(self.socket, run)
+        if isinstance(forked, str):
+            self._give_up(f"the warm interpreter {forked}")
             return None
-        if not isinstance(answer, messages.Forked) or answer.pid <= 0 or len(fds) != 1:
-            for fd in fds:
-                os.close(fd)
-            self._give_up(f"the warm interpreter could not fork: {answer}")
-            return None
-        return ForkedRun(answer.pid, fds[0], Path(run.status))
+        return forked
 
     def _give_up(self, why: str) -> None:
         with contextlib.suppress(OSError), open(self.log, "a", encoding="utf-8") as log:
@@ -513,6 +534,21 @@ class Zygote:
         if self.socket is not None:
             self.socket.close()
             self.socket = None
+
+
+def request_fork(server: socket.socket, run: messages.ForkRun) -> ForkedRun | str:
+    """Ask a fork server (the zygote, a checkpoint) for `run`: its handle, or what failed."""
+    try:
+        server.sendall(messages.encode(run))
+        data, fds, _flags, _address = socket.recv_fds(server, 1 << 12, 1)
+        answer = messages.decode(data)
+    except (OSError, ValueError) as exc:
+        return f"gave no answer: {exc}"
+    if not isinstance(answer, messages.Forked) or answer.pid <= 0 or len(fds) != 1:
+        for fd in fds:
+            os.close(fd)
+        return f"could not fork: {answer}"
+    return ForkedRun(answer.pid, fds[0], Path(run.status))
 
 
 class ForkedRun:

@@ -20,8 +20,10 @@ from typing import Protocol
 
 from guardcheck import messages
 from guardcheck.child import workdirs
+from guardcheck.lab.execute.checkpoints import NO_CHECKPOINTS, Checkpoint, Checkpoints
 from guardcheck.lab.execute.ondisk import OnDisk
 from guardcheck.lab.execute.processes import (
+    ForkServer,
     FreshProcess,
     HostInfo,
     HostProcess,
@@ -117,6 +119,7 @@ class Scheduler:
         self.info = info
         self.scratch = scratch
         self._slots: workdirs.Sandbox | None = None  # fresh runs' working copies, pooled
+        self._checkpoints: Checkpoints | None = None  # made when a mutant first needs one
         self.results = results
         self.jobs = options.workers
         self.pending: deque[_Job] = deque()
@@ -144,7 +147,12 @@ class Scheduler:
 
     def add(self, index: int, plan: RunPlan, activation: Activation) -> None:
         job = _Job(index, plan, activation)
-        if activation.mode is ExecutionPath.FRESH:
+        checkpoints = self._checkpoints_for(activation)
+        if checkpoints is not None:
+            # Queued with the forked mutants: its checkpoint collects meanwhile.
+            checkpoints.prepare(activation.collected_in)
+            self.pending.append(job)
+        elif activation.mode is ExecutionPath.FRESH:
             self.pending.insert(self._fresh_jobs, job)
             self._fresh_jobs += 1
         else:
@@ -215,6 +223,12 @@ class Scheduler:
                 return
         if self._slots is None:
             self._slots = workdirs.Sandbox(self.options.root, self.scratch / "fresh-slots")
+        server: ForkServer | None = self.zygote
+        swaps: list[messages.SwapFile] = []
+        checkpoint = self._checkpoint_for(job)
+        if checkpoint is not None:
+            server = checkpoint
+            swaps = [f.to_message() for f in job.activation.files] if not control else []
         job.fresh = FreshProcess(
             self.options,
             self.info,
@@ -224,13 +238,35 @@ class Scheduler:
             plan.tests,
             matrix=matrix,
             hold=plan.must_run,
-            zygote=self.zygote,
+            zygote=server,
             roots=self.host.roots,
             on_disk=job.on_disk,
+            swaps=swaps,
+            checkpoint=checkpoint is not None,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),
         )
+
+    def _checkpoints_for(self, activation: Activation) -> Checkpoints | None:
+        """The checkpoints, for a mutant whose code only test files' collection ran."""
+        if not activation.collected_in or not activation.files:
+            return None
+        if self._checkpoints is None:
+            if self.zygote is None or os.environ.get(NO_CHECKPOINTS):
+                return None
+            self._checkpoints = Checkpoints(
+                self.options, self.info, self.zygote, self.scratch, self.host.roots
+            )
+        return self._checkpoints
+
+    def _checkpoint_for(self, job: _Job) -> Checkpoint | None:
+        """The checkpoint a mutant's run resumes from, or None: a fresh interpreter."""
+        checkpoints = self._checkpoints_for(job.activation)
+        if checkpoints is None or job.on_disk:
+            return None
+        patience = max(FRESH_STARTUP_FLOOR, 3 * self.info.startup)
+        return checkpoints.before(job.activation.collected_in, patience)
 
     def _wait(self) -> None:
         selector = selectors.DefaultSelector()
@@ -518,6 +554,8 @@ class Scheduler:
         for job in self.running.values():
             if job.fresh is not None:
                 job.fresh.kill()
+        if self._checkpoints is not None:
+            self._checkpoints.stop()
 
     def unfinished(self) -> list[Mutant]:
         jobs = [job for job in (*self.running.values(), *self.pending) if job.control is None]

@@ -435,5 +435,6 @@ def after_collection(
         ExecutionPath.FRESH,
         f"{ran_early[0]} ran while pytest collected {', '.join(sorted(files))} "
         "(its results would outlive a code swap)",
+        activation.files,  # a code swap still puts it in place, before they are collected
         collected_in=tuple(sorted(files)),
     )

@@ -1,0 +1,233 @@
+"""pytest plugin for a checkpoint (`-p guardcheck.child.checkpoint`): a session paused
+just before pytest collects one test file, forked once per mutant run.
+
+For a mutant whose changed code ran only while pytest collected certain test files
+(a parametrize list built by calling it: lab/prepare/classify.py's `collected_in`),
+everything pytest did before the first of those files is what a fresh run with the
+mutant would do again: configuration, plugins, conftest.py files, the test files
+collected earlier and the imports they made. None of it ran the changed statements
+(the host watched: child/importwatch.py), so only the code itself differs, and a
+code swap puts that in place exactly as the host does for its forked children.
+
+So the lab starts, from the warm interpreter, a pytest session over the whole suite
+with this plugin. When that session is about to collect the file, it listens on an
+abstract socket and answers each request as the warm interpreter does (a supervisor
+forking the run: child/zygote.py), and each run swaps the mutant's code in and
+returns into pytest, which collects that file and every file after it with the
+mutant active, each imported once and in collection order, as by hand. The run's
+tests are then chosen and reported as in a fresh interpreter (child/freshrun.py).
+
+What it must not miss, and how it declines: a read of a mutated file from disk
+before the pause (linecache, inspect, a doctest's line numbers) saw the original
+where the file by hand holds the mutant. The session records every source file read
+other than by an import, and a run of a mutant of such a file reports that read as a
+doubt, which sends the mutant to a run with its file on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from guardcheck import messages
+from guardcheck.child import zygote
+from guardcheck.child.bootstrap import write_bootstrap
+from guardcheck.child.bytecode import keep_bytecode
+from guardcheck.child.codeswap import LiveFunctions, activate, install_marker
+from guardcheck.child.diskreads import DiskReads
+from guardcheck.child.follow import Follower
+from guardcheck.child.freshrun import FreshRun, register
+from guardcheck.child.hypothesis_constants import see_mutated_constants
+
+
+class SourceReads:
+    """Every `.py` file this process opened other than to import it (real paths)."""
+
+    def __init__(self) -> None:
+        self.read: set[str] = set()
+        sys.addaudithook(self._audit)
+
+    def _audit(self, event: str, args: tuple[object, ...]) -> None:
+        if event != "open" or not args:
+            return
+        path = args[0]
+        if not isinstance(path, str | bytes | os.PathLike):
+            return
+        name = os.fsdecode(path)
+        if not name.endswith(".py"):
+            return
+        caller = sys._getframe(1).f_code.co_filename
+        if caller.startswith("<frozen importlib"):
+            return  # an import: the code swap stands for what it read
+        self.read.add(os.path.realpath(name))
+
+
+class SwapEvidence:
+    """A swapped mutant: its evidence markers fired (as in the host's children), or a
+    test failed after a mutated file was executed again from its text."""
+
+    def __init__(self, seen: set[str], reexecuted: list[str]) -> None:
+        self._seen = seen
+        self._reexecuted = reexecuted
+        self._failed_after: set[str] = set()
+
+    def seen(self, failed: bool) -> bool:
+        if failed and self._reexecuted:
+            self._failed_after.update(self._reexecuted)
+            return True
+        return bool(self._seen)
+
+    def names(self) -> list[str]:
+        return [*sorted(self._seen), *(f"re-executed {p}" for p in sorted(self._failed_after))]
+
+
+class OnlyFiles:
+    """Only the test files the run's tests are in, as a fresh interpreter given just those
+    files has: the later ones are not collected, the earlier ones' items are dropped
+    before any plugin sees them (pytest's fixture reordering alone took ~40 ms a run
+    over dep-logic's 2,458 items)."""
+
+    def __init__(self, rootdir: Path, files: set[str]) -> None:
+        self._names = files  # as in node ids
+        self._files = {os.path.realpath(rootdir / f) for f in files}
+
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        if collection_path.is_dir() or os.path.realpath(collection_path) in self._files:
+            return None  # pytest decides, as ever
+        return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items[:] = [item for item in items if item.nodeid.split("::")[0] in self._names]
+
+
+def _load() -> messages.CheckpointSpec | None:
+    raw = os.environ.pop(messages.CHECKPOINT_ENV, None)  # not for the tests to see
+    return messages.CheckpointSpec(**json.loads(raw)) if raw else None
+
+
+keep_bytecode()
+_spec = _load()
+_reads = SourceReads() if _spec is not None else None
+_live: LiveFunctions | None = None  # built at the pause: every run inherits the index
+_resumed = False  # this process is a run forked at the checkpoint
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    if _spec is None or not isinstance(collector, pytest.File):
+        return
+    if os.path.realpath(collector.path) != os.path.realpath(_spec.file):
+        return
+    request = _serve(_spec.address)
+    global _resumed
+    _resumed = True
+    _resume(collector.session, request)  # in the run: pytest collects on from here
+
+
+def pytest_collection_finish() -> None:
+    """The file never came (this session collects otherwise): the lab's requests fail and
+    its mutants run in fresh interpreters instead."""
+    if _spec is not None and not _resumed:
+        print(f"guardcheck checkpoint: {_spec.file} was not collected", file=sys.stderr)
+        os._exit(3)
+
+
+def _serve(address: str) -> messages.ForkRun:
+    """Wait for the lab, answer its requests; returns only in a run forked for one."""
+    global _live
+    _live = LiveFunctions()
+    zygote.warm_failure_reports()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind("\0" + address)
+    listener.listen(1)
+    control, _ = listener.accept()
+    listener.close()
+    request = zygote.serve(control)
+    if request is None:  # the lab closed its end: the session is over
+        os._exit(0)
+    return request
+
+
+def _resume(session: pytest.Session, request: messages.ForkRun) -> None:
+    """In the run: its log, folder and environment, the mutant in place, the fresh-run
+    plugin registered; pytest then goes on collecting."""
+    old_log = os.fstat(1)
+    zygote.enter_run(request)
+    _repoint(old_log)
+    spec = messages.fresh_spec(
+        json.loads(Path(os.environ[messages.FRESH_ENV]).read_text(encoding="utf-8"))
+    )
+    try:
+        _put_in_place(session, spec)
+    except BaseException as exc:  # whatever it was, no test may run as if it were in place
+        _give_up(spec, f"could not put the mutant in place at the checkpoint: {exc!r}")
+
+
+def _put_in_place(session: pytest.Session, spec: messages.FreshSpec) -> None:
+    config = session.config
+    config._tmp_path_factory._basetemp = Path(spec.basetemp)  # type: ignore[attr-defined]
+    seen = install_marker()
+    assert _live is not None
+    applied = activate(spec.swaps, _live)
+    see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in spec.files})
+    folder = Path(spec.results).parent
+    trees = {os.path.realpath(f.filename): f.tree for f in spec.swaps}
+    follower = Follower.for_mutant(folder / "follow", write_bootstrap(folder / "boot"), trees=trees)
+    follower.enter()
+    follower.mark_in_forks()
+    reads = DiskReads(f.filename for f in spec.files)
+    reads.found.update(_read_before(spec))
+    reexecuted = applied.finder.executed if applied.finder is not None else []
+    run = FreshRun(spec, SwapEvidence(seen, reexecuted), follower, reads)
+    run.session = session
+    run.recorder.log.append("; ".join(["resumed at a checkpoint", *applied.notes]))
+    register(config, run)
+    messages.send(run.out, messages.TestStarted(""))  # in place: what ends the run is its
+    wanted = {nodeid.split("::")[0] for nodeid in spec.tests}
+    config.pluginmanager.register(OnlyFiles(config.rootpath, wanted), "guardcheck-only-files")
+
+
+def _give_up(spec: messages.FreshSpec, why: str) -> NoReturn:
+    """No test runs: the report says why, which makes the verdict `error`."""
+    out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    messages.send(out, messages.ChildReport(unfollowed={"": why}, log=why))
+    os._exit(0)
+
+
+def _read_before(spec: messages.FreshSpec) -> dict[str, str]:
+    """The doubt a read of a mutated file before the checkpoint leaves ("" -> why)."""
+    assert _reads is not None
+    for file in spec.files:
+        real = os.path.realpath(file.filename)
+        if real in _reads.read:
+            return {
+                "": f"read {real} from disk before the checkpoint, where the original is "
+                "(by hand it holds the mutant)"
+            }
+    return {}
+
+
+def _repoint(old: os.stat_result) -> None:
+    """The run's log in place of every descriptor that still names the checkpoint's own
+    (pytest's capture keeps a copy of the standard streams it restores)."""
+    new = os.fstat(1)
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd <= 2:
+            continue
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (old.st_dev, old.st_ino) and (st.st_dev, st.st_ino) != (
+            new.st_dev,
+            new.st_ino,
+        ):
+            os.dup2(1, fd)
