@@ -450,6 +450,17 @@ def choose(verdicts: dict[str, str], sample: int, cap: int, seed: int) -> list[s
     return sorted(picked)
 
 
+def fresh_ids(report: Path) -> list[str]:
+    """The ids of the sweep's mutants that ran in a fresh interpreter or from a checkpoint."""
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return [
+        m["guardcheck"]["id"]
+        for f in data["files"].values()
+        for m in f["mutants"]
+        if m["guardcheck"].get("executionPath") == "subprocess"
+    ]
+
+
 def fresh_oracle_tree(lib: Library) -> None:
     """A copy of the project as the user has it, git-ignored files included: a clone would
     miss build outputs the tests need (humanize's compiled .mo catalogues are ignored, and
@@ -477,6 +488,8 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
     if done_path.exists():
         done = {r["id"]: r for r in map(json.loads, done_path.read_text().splitlines())}
     ids = choose(verdicts, args.sample, args.survivors, args.seed)
+    if args.all_fresh:  # every mutant that did not run forked from the host
+        ids = sorted({*ids, *fresh_ids(lib.home / "state" / "gc.json")})
     # And every mutant where mutmut's class differs: the oracle says which tool is right.
     ids = sorted({*ids, *(d["guardcheck"] for d in mutmut_disagreements(lib, verdicts))})
     ids_match = (load(lib.state("oracle")) or {}).get("ids_match_sweep")
@@ -892,6 +905,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--redo", default="", help=f"comma list of steps to redo: {','.join(STEPS)}")
     p.add_argument("--skip", default="", help="comma list of steps not to run")
     p.add_argument("--timeout", type=float, default=3600.0, help="per sweep / mutmut run")
+    p.add_argument(
+        "--all-fresh",
+        action="store_true",
+        help="the oracle also takes every mutant the sweep did not fork from the host",
+    )
     p.add_argument("--work", type=Path, default=WORKS[0], help=f"work folder ({WORKS[0]})")
     args = p.parse_args(argv)
     if args.quick:

@@ -165,6 +165,7 @@ def test_a_mutated_file_read_before_the_checkpoint_sends_a_pass_to_a_run_with_it
     done, mutants = guardcheck_run(root, tmp_path / "r.json")
     fields = mutants["sliced"]["guardcheck"]
     assert fields["verdict"] == "survived", fields["reason"]
+    assert done.returncode == 1, done.stdout + done.stderr  # the gate: a survivor
     assert mutant_log(root, "sliced").startswith(
         "mutant sliced (subprocess: run again with the mutant written into the private copy"
     )
