@@ -172,6 +172,7 @@ def _resume(session: pytest.Session, request: messages.ForkRun) -> None:
 
 def _put_in_place(session: pytest.Session, spec: messages.FreshSpec) -> None:
     config = session.config
+    config.option.basetemp = spec.basetemp  # as the run's own `--basetemp` would say
     config._tmp_path_factory._basetemp = Path(spec.basetemp)  # type: ignore[attr-defined]
     seen = install_marker()
     assert _live is not None
@@ -189,9 +190,11 @@ def _put_in_place(session: pytest.Session, spec: messages.FreshSpec) -> None:
     run.session = session
     run.recorder.log.append("; ".join(["resumed at a checkpoint", *applied.notes]))
     register(config, run)
-    messages.send(run.out, messages.TestStarted(""))  # in place: what ends the run is its
     wanted = {nodeid.split("::")[0] for nodeid in spec.tests}
     config.pluginmanager.register(OnlyFiles(config.rootpath, wanted), "guardcheck-only-files")
+    # The mutant is in place: from here on, an end without a report is the run's own
+    # (lab/execute/processes.py tells the two apart by this line).
+    messages.send(run.out, messages.TestStarted(""))
 
 
 def _give_up(spec: messages.FreshSpec, why: str) -> NoReturn:

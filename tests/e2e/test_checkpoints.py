@@ -127,16 +127,6 @@ def test_each_mutant_resumes_at_the_checkpoint_with_the_verdict_by_hand(swept, e
     assert "resumed at a checkpoint; swapped widths (1 live)" in mutant_log(root, entry)
 
 
-def test_only_the_selected_tests_files_are_collected_after_the_checkpoint(swept):
-    """The run collects the files of the tests it runs, as a fresh interpreter given those
-    files does: tests/test_z_last.py, which runs no code of pkg, is not among them."""
-    fields = swept["mutants"]["fewer-cases"]["guardcheck"]
-    ran = {t["id"] for t in fields["tests"]}
-    assert ran == {"tests/test_widths.py::test_width[1-10]"}
-    selected = {s["test"] for s in fields["selection"] if s["selected"]}
-    assert "tests/test_z_last.py::test_last" not in selected
-
-
 def test_a_mutated_file_read_before_the_checkpoint_sends_a_pass_to_a_run_with_it_on_disk(
     tmp_path,
 ):

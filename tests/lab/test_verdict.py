@@ -8,7 +8,7 @@ not a kill), a failure, no evidence at all, and only then a survivor.
 from __future__ import annotations
 
 from guardcheck import messages
-from guardcheck.lab.execute.processes import outcome_of, without_session_header
+from guardcheck.lab.execute.processes import before_in_place, outcome_of, without_session_header
 from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
 from guardcheck.model import (
     ChildOutcome,
@@ -372,3 +372,24 @@ def test_a_fresh_runs_log_starts_after_pytests_session_header():
         "tests/test_x.py F\nguardcheck: final teardown raised OSError: gone"
     )
     assert without_session_header("no header here") == "no header here"
+
+
+def test_a_checkpoint_run_that_ends_before_its_mutant_is_in_place_is_an_error_not_a_kill():
+    """Issue 22 (checkpoints): a run forked at a checkpoint that dies before it has put its
+    mutant in place (its spec unreadable, its log not writable) ends like a crash with no
+    test running; counted as the mutant's crash, it was `caught`."""
+    ended = messages.ChildEnded(False, 1, None, None, exit="exit code 3")
+    assert decide(UNNAMED, outcome_of(ended))[0] is Status.CAUGHT  # a fresh run's crash
+    status, reason = decide(UNNAMED, before_in_place(ended, outcome_of(ended)))
+    assert status is Status.ERROR
+    assert reason == (
+        "a run forked at a checkpoint ended before its mutant was in place: exit code 3"
+    )
+
+
+def test_a_checkpoint_run_with_a_report_or_a_timeout_keeps_its_outcome():
+    report = messages.ChildReport(collect_errors=["t.py: E   boom"], evidence=["f"])
+    crashed = messages.ChildEnded(False, 1, report, None)
+    assert before_in_place(crashed, outcome_of(crashed)) == outcome_of(crashed)
+    hung = messages.ChildEnded(False, 1, None, None, timed_out=5.0)
+    assert before_in_place(hung, outcome_of(hung)) == outcome_of(hung)

@@ -108,9 +108,11 @@ class Checkpoints:
         self.scratch = scratch
         self.roots = roots
         self._by_file: dict[str, Checkpoint | None] = {}
-        # Test files in the order the host collected them.
-        files = dict.fromkeys(nodeid.split("::")[0] for nodeid in info.paths)
-        self.order = {file: index for index, file in enumerate(files)}
+        # Test files (as in node ids) -> their paths, in the order the host collected them.
+        self.paths: dict[str, str] = {}
+        for nodeid, path in info.paths.items():
+            self.paths.setdefault(nodeid.split("::")[0], path)
+        self.order = {file: index for index, file in enumerate(self.paths)}
 
     def prepare(self, files: Sequence[str]) -> None:
         """Start the checkpoint before the first of `files`, if there is none yet: it
@@ -147,7 +149,7 @@ class Checkpoints:
         folder.mkdir()
         (folder / "tmp").mkdir()
         address = f"guardcheck-{os.getpid()}-{secrets.token_hex(8)}"
-        spec = messages.CheckpointSpec(str(self.info.rootdir / file), address)
+        spec = messages.CheckpointSpec(self.paths[file], address)
         env = {messages.CHECKPOINT_ENV: json.dumps(dataclasses.asdict(spec))}
         # The host's command line, so the session collects what the host collected,
         # in its order: where the host saw which file's collection ran what.

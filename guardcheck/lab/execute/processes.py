@@ -125,6 +125,15 @@ def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
     )
 
 
+def before_in_place(ended: messages.ChildEnded, outcome: ChildOutcome) -> ChildOutcome:
+    """The outcome of a run forked at a checkpoint that never said its mutant was in
+    place: an end without a report is no crash of the mutant's, so no kill either."""
+    if ended.report is not None or ended.timed_out is not None:
+        return outcome
+    why = f"a run forked at a checkpoint ended before its mutant was in place: {ended.exit}"
+    return dataclasses.replace(outcome, crash=None, error=why)
+
+
 class HostDied(GuardcheckError):
     def __init__(self, log: Path) -> None:
         tail = _tail(log)
@@ -476,9 +485,8 @@ class FreshProcess:
         own_log = report.log if report is not None and not timed_out else ""
         log = "\n".join(filter(None, [own_log, without_session_header(_tail(self.log, 60))]))
         outcome = outcome_of(ended)
-        if self.resumed and not in_place and report is None and not timed_out:
-            why = f"a run forked at a checkpoint ended before its mutant was in place: {ended.exit}"
-            outcome = dataclasses.replace(outcome, crash=None, error=why)
+        if self.resumed and not in_place:
+            outcome = before_in_place(ended, outcome)
         return outcome, log
 
     def kill(self) -> None:
