@@ -48,6 +48,7 @@ class Checkpoint:
         self.log = log
         self.socket: socket.socket | None = None
         self.failed = False
+        self._stopped = False
 
     def ready(self) -> bool:
         """Listening now (connected on the first call that finds it so)."""
@@ -73,7 +74,6 @@ class Checkpoint:
         if isinstance(forked, str):
             self._note(f"the checkpoint before {self.file} {forked}; its mutants run fresh")
             self.stop()
-            self.failed = True
             return None
         return forked
 
@@ -82,10 +82,15 @@ class Checkpoint:
             log.write(f"guardcheck: {text}\n")
 
     def stop(self) -> None:
-        """Closing the socket ends the server; its group is killed all the same."""
+        """Closing the socket ends the server; its group is killed all the same. Once:
+        the pidfd is closed after the first call."""
+        self.failed = True  # it serves no further run
         if self.socket is not None:
             self.socket.close()
             self.socket = None
+        if self._stopped:
+            return
+        self._stopped = True
         kill_group(self.run.pid)
         self.run.wait()
         os.close(self.run.pidfd)
