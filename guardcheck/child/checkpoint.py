@@ -87,6 +87,9 @@ class SwapEvidence:
         return [*sorted(self._seen), *(f"re-executed {p}" for p in sorted(self._failed_after))]
 
 
+_PACKAGE_FILES = frozenset({"__init__.py", "conftest.py"})
+
+
 class OnlyFiles:
     """Only the test files the run's tests are in, as a fresh interpreter given just those
     files has: the later ones are not collected, the earlier ones' items are dropped
@@ -98,7 +101,11 @@ class OnlyFiles:
         self._files = {os.path.realpath(rootdir / f) for f in files}
 
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
-        if collection_path.is_dir() or os.path.realpath(collection_path) in self._files:
+        if (
+            collection_path.name in _PACKAGE_FILES  # (pytest 7 makes its Package of one)
+            or collection_path.is_dir()
+            or os.path.realpath(collection_path) in self._files
+        ):
             return None  # pytest decides, as ever
         return True
 

@@ -26,6 +26,7 @@ PROJECT = {
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\nfilterwarnings = ["error"]\n'
     ),
     "pkg/__init__.py": "",
+    "tests/__init__.py": "",  # a test package: pytest 7 collects it through this file
     CASES: (
         "def widths():\n"
         '    """Parametrize values for tests/test_widths.py, built as pytest collects it."""\n'
