@@ -51,10 +51,11 @@ class SourceReads:
 
     def __init__(self) -> None:
         self.read: set[str] = set()
+        self.watching = True  # until the pause: a run has DiskReads of its own
         sys.addaudithook(self._audit)
 
     def _audit(self, event: str, args: tuple[object, ...]) -> None:
-        if event != "open" or not args:
+        if event != "open" or not args or not self.watching:
             return
         path = args[0]
         if not isinstance(path, str | bytes | os.PathLike):
@@ -150,6 +151,8 @@ def _serve(address: str) -> messages.ForkRun:
     """Wait for the lab, answer its requests; returns only in a run forked for one."""
     global _live
     _live = LiveFunctions()
+    assert _reads is not None
+    _reads.watching = False  # what was read before the pause is all a run asks about
     zygote.warm_failure_reports()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind("\0" + address)
