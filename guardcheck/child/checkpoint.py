@@ -39,7 +39,7 @@ from guardcheck import messages
 from guardcheck.child import zygote
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
-from guardcheck.child.codeswap import LiveFunctions, activate, install_marker
+from guardcheck.child.codeswap import LiveFunctions, SwapEvidence, activate, install_marker
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower
 from guardcheck.child.freshrun import FreshRun, register
@@ -67,25 +67,6 @@ class SourceReads:
         if caller.startswith("<frozen importlib"):
             return  # an import: the code swap stands for what it read
         self.read.add(os.path.realpath(name))
-
-
-class SwapEvidence:
-    """A swapped mutant: its evidence markers fired (as in the host's children), or a
-    test failed after a mutated file was executed again from its text."""
-
-    def __init__(self, seen: set[str], reexecuted: list[str]) -> None:
-        self._seen = seen
-        self._reexecuted = reexecuted
-        self._failed_after: set[str] = set()
-
-    def seen(self, failed: bool) -> bool:
-        if failed and self._reexecuted:
-            self._failed_after.update(self._reexecuted)
-            return True
-        return bool(self._seen)
-
-    def names(self) -> list[str]:
-        return [*sorted(self._seen), *(f"re-executed {p}" for p in sorted(self._failed_after))]
 
 
 _PACKAGE_FILES = frozenset({"__init__.py", "conftest.py"})
@@ -189,14 +170,10 @@ def _put_in_place(session: pytest.Session, spec: messages.FreshSpec) -> None:
     applied = activate(spec.swaps, _live)
     see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in spec.files})
     folder = Path(spec.results).parent
-    trees = {os.path.realpath(f.filename): f.tree for f in spec.swaps}
-    follower = Follower.for_mutant(folder / "follow", write_bootstrap(folder / "boot"), trees=trees)
-    follower.enter()
-    follower.mark_in_forks()
+    follower = Follower.for_swapped(folder / "follow", write_bootstrap(folder / "boot"), spec.swaps)
     reads = DiskReads(f.filename for f in spec.files)
     reads.found.update(_read_before(spec))
-    reexecuted = applied.finder.executed if applied.finder is not None else []
-    run = FreshRun(spec, SwapEvidence(seen, reexecuted), follower, reads)
+    run = FreshRun(spec, SwapEvidence(seen, applied.reexecuted), follower, reads)
     run.session = session
     run.recorder.log.append("; ".join(["resumed at a checkpoint", *applied.notes]))
     register(config, run)
@@ -231,16 +208,14 @@ def _repoint(old: os.stat_result) -> None:
     """The run's log in place of every descriptor that still names the checkpoint's own
     (pytest's capture keeps a copy of the standard streams it restores)."""
     new = os.fstat(1)
+    if os.path.samestat(old, new):
+        return
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
         if fd <= 2:
             continue
         try:
-            st = os.fstat(fd)
+            if os.path.samestat(os.fstat(fd), old):
+                os.dup2(1, fd)
         except OSError:
             continue
-        if (st.st_dev, st.st_ino) == (old.st_dev, old.st_ino) and (st.st_dev, st.st_ino) != (
-            new.st_dev,
-            new.st_ino,
-        ):
-            os.dup2(1, fd)

@@ -104,6 +104,12 @@ class Applied:
     # (function, its __defaults__, its __kwdefaults__) before new defaults were set
     defaults: list[tuple[types.FunctionType, Any, Any]] = field(default_factory=list)
 
+    @property
+    def reexecuted(self) -> list[str]:
+        """Mutated files a test executed again from their served text (runpy, reload);
+        the list grows as they do."""
+        return self.finder.executed if self.finder is not None else []
+
     def undo(self) -> None:
         for function, code in reversed(self.codes):
             function.__code__ = code
@@ -116,6 +122,27 @@ class Applied:
                 linecache.cache[filename] = entry
         if self.finder is not None and self.finder in sys.meta_path:
             sys.meta_path.remove(self.finder)
+
+
+class SwapEvidence:
+    """Whether a swapped mutant ran: its evidence markers fired, or a test failed after a
+    mutated file was executed again from its text. That text carries no markers, so it
+    counts for a failing test only, whose kill a control run then confirms."""
+
+    def __init__(self, seen: set[str], reexecuted: list[str]) -> None:
+        self._seen = seen
+        self._reexecuted = reexecuted
+        self._failed_after: set[str] = set()
+
+    def seen(self, failed: bool) -> bool:
+        """Did it run by now? `failed`: the test that just ended failed."""
+        if failed and self._reexecuted:
+            self._failed_after.update(self._reexecuted)
+            return True
+        return bool(self._seen)
+
+    def names(self) -> list[str]:
+        return [*sorted(self._seen), *(f"re-executed {p}" for p in sorted(self._failed_after))]
 
 
 def activate(files: list[SwapFile], live: LiveFunctions) -> Applied:

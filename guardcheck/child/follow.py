@@ -35,12 +35,12 @@ import os
 import signal
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec
+from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec, SwapFile
 
 EVIDENCE = "evidence"  # one line per marker or served module first seen in a process
 PROBLEMS = "problems"  # "test<TAB>why" per process that could not start guardcheck
@@ -346,6 +346,16 @@ class Follower:
     @classmethod
     def for_baseline(cls, folder: Path, boot: Path, source: list[str]) -> Follower:
         return cls(folder, boot, FollowSpec("baseline", str(folder), source=source))
+
+    @classmethod
+    def for_swapped(cls, folder: Path, boot: Path, files: Iterable[SwapFile]) -> Follower:
+        """Entered: the tests' subprocesses import the mutated trees, and forked workers,
+        which inherit the swapped code, report its markers to the evidence file."""
+        trees = {os.path.realpath(f.filename): f.tree for f in files}
+        follower = cls.for_mutant(folder, boot, trees=trees)
+        follower.enter()
+        follower.mark_in_forks()
+        return follower
 
     @classmethod
     def for_mutant(

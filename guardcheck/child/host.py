@@ -359,8 +359,7 @@ class Host:
             self.send(messages.ActivationFailed(message.key, error, _trace()))
             return
         try:
-            reexecuted = applied.finder.executed if applied.finder is not None else []
-            main = self.jobs.mutant(message, seen, applied.notes, reexecuted, self.spawners)
+            main = self.jobs.mutant(message, seen, applied.notes, applied.reexecuted, self.spawners)
             self._fork(message.key, main, message.timeout)
         finally:
             applied.undo()

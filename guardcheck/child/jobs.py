@@ -21,6 +21,7 @@ from _pytest.capture import MultiCapture
 
 from guardcheck import messages
 from guardcheck.child import workdirs
+from guardcheck.child.codeswap import SwapEvidence
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import QUIET, Follower, StartWatch, dump_coverage_at_exit, measuring
 from guardcheck.child.hypothesis_constants import see_mutated_constants
@@ -127,7 +128,7 @@ class Jobs:
             bail = not message.matrix
             hold = frozenset(message.hold)  # named killers: each must run, and fail
             announce = _announcer(out)
-            failed_after_reexecution: set[str] = set()
+            evidence = SwapEvidence(seen, reexecuted)
 
             def before(item: pytest.Item) -> None:
                 announce(item)
@@ -136,11 +137,9 @@ class Jobs:
 
             def after(result: TestResult) -> None:
                 # Each result as it comes: a timeout later on must not discard a kill.
-                evidence = bool(seen) or follower.has_evidence()
-                if result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) and reexecuted:
-                    evidence = True
-                    failed_after_reexecution.update(reexecuted)
-                messages.send(out, messages.TestFinished(result, evidence))
+                failed = result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+                ran = evidence.seen(failed) or follower.has_evidence()
+                messages.send(out, messages.TestFinished(result, ran))
 
             results = run_items(
                 self.session,
@@ -154,11 +153,7 @@ class Jobs:
             timing["tested"] = time.perf_counter()
             report = messages.ChildReport(
                 tests=results,
-                evidence=[
-                    *sorted(seen),
-                    *follower.evidence(),
-                    *(f"re-executed {p}" for p in sorted(failed_after_reexecution)),
-                ],
+                evidence=[*evidence.names(), *follower.evidence()],
                 log=self._log(notes),
                 timing=timing,
                 unfollowed={**follower.unfollowed(), **reads.found},
@@ -187,11 +182,7 @@ class Jobs:
         """The tests' subprocesses import the mutated tree; forked workers inherit the swap."""
         if spawners.isdisjoint(message.tests):
             return StartWatch()  # nothing to follow: no spec file to write
-        trees = {os.path.realpath(f.filename): f.tree for f in message.files}
-        follower = Follower.for_mutant(self._follow_folder(), self.boot, trees=trees)
-        follower.enter()
-        follower.mark_in_forks()
-        return follower
+        return Follower.for_swapped(self._follow_folder(), self.boot, message.files)
 
 
 def _merge_followed(

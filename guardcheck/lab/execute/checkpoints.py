@@ -119,19 +119,19 @@ class Checkpoints:
             self.paths.setdefault(nodeid.split("::")[0], path)
         self.order = {file: index for index, file in enumerate(self.paths)}
 
-    def prepare(self, files: Sequence[str]) -> None:
+    def prepare(self, files: Sequence[str]) -> str | None:
         """Start the checkpoint before the first of `files`, if there is none yet: it
-        collects while earlier mutants run."""
+        collects while earlier mutants run. That first file (None: not all collected)."""
         file = self._first(files)
         if file is not None and file not in self._by_file:
             alive = sum(c is not None for c in self._by_file.values())
             self._by_file[file] = self._start(file) if alive < MAX_CHECKPOINTS else None
+        return file
 
     def before(self, files: Sequence[str], patience: float) -> Checkpoint | None:
         """The checkpoint before the first of `files` collected, once it serves (waiting
         up to `patience` seconds for it to get there); None: run fresh instead."""
-        self.prepare(files)
-        file = self._first(files)
+        file = self.prepare(files)
         checkpoint = self._by_file.get(file) if file is not None else None
         if checkpoint is None:
             return None
