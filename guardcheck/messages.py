@@ -39,6 +39,9 @@ FOLLOW_TEST_ENV = "GUARDCHECK_FOLLOW_TEST"
 ZYGOTE_ENV = "GUARDCHECK_ZYGOTE"  # the zygote's end of its control socket (child/zygote.py)
 # A CheckpointSpec as JSON, for `-p guardcheck.child.checkpoint`
 CHECKPOINT_ENV = "GUARDCHECK_CHECKPOINT"
+# Set when the lab chose PYTHONHASHSEED for its interpreters: "=" and the user's own
+# value, or "" when they had none, put back before any test runs (child/hashseed.py).
+HASHSEED_ENV = "GUARDCHECK_HASHSEED"
 
 
 @dataclass(frozen=True)

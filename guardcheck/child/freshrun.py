@@ -24,6 +24,7 @@ from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower, append_line
+from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
@@ -55,6 +56,7 @@ def _follow(spec: messages.FreshSpec, served: ServedModules) -> Follower:
 
 
 keep_bytecode()
+restore_user_hash_seed()
 _spec = _load()
 _served: ServedModules | None = None
 _follower: Follower | None = None

@@ -43,6 +43,7 @@ from guardcheck.child import baselineparts, workdirs
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture
 from guardcheck.child.jobs import MAX_LOG, JobMain, Jobs
@@ -112,6 +113,7 @@ def _watch_imports() -> ImportWatch | None:
 
 _import_watch = _watch_imports()
 keep_bytecode()
+restore_user_hash_seed()
 
 
 def _on_sigterm(signum: int, frame: object) -> None:

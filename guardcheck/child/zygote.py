@@ -57,6 +57,7 @@ from guardcheck.child import (
     importhook,
     itemrun,
 )
+from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.procs import (
     limit_address_space,
     set_pdeathsig,
@@ -193,6 +194,7 @@ def enter_run(request: messages.ForkRun) -> None:
     os.chdir(request.cwd)
     os.environ.clear()
     os.environ.update(request.env)
+    restore_user_hash_seed()  # the zygote started with the lab's seed; the tests see theirs
 
 
 def _pytest_run(request: messages.ForkRun) -> None:

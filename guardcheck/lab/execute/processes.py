@@ -12,6 +12,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import random
 import select
 import signal
 import socket
@@ -44,6 +45,13 @@ from guardcheck.options import RunOptions
 # instead of the private copy's.
 _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")
 
+# One string-hash seed for every interpreter of this invocation (hosts, baseline parts,
+# the zygote and its runs), as one `python -m pytest` has one: set iteration order
+# follows it, so with a seed per process a line the baseline saw a test run could go
+# unrun in the mutant's process, and a mutant be called a survivor that every hand run
+# catches (dep-logic: packaging's SpecifierSet is a frozenset).
+SESSION_HASH_SEED = str(random.SystemRandom().randrange(1, 2**32))
+
 
 def child_env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str]) -> dict[str, str]:
     """The children's environment: no git redirects, no .pyc next to any source, and
@@ -58,7 +66,24 @@ def child_env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str])
         **with_roots_first(roots, inherited),
         "PYTHONDONTWRITEBYTECODE": "1",
         messages.PYCACHE_ENV: str(pycache_dir(settings)),
+        **one_hash_seed(inherited),
         **extra,
+    }
+
+
+def one_hash_seed(inherited: dict[str, str]) -> dict[str, str]:
+    """PYTHONHASHSEED for our interpreters, unless the user fixed one themselves.
+
+    Python reads it only as an interpreter starts; the children put the user's own
+    value back before any test runs, so the tests and the processes they start see
+    what they would under plain pytest.
+    """
+    own = inherited.get("PYTHONHASHSEED")
+    if own not in (None, "", "random"):
+        return {}
+    return {
+        "PYTHONHASHSEED": SESSION_HASH_SEED,
+        messages.HASHSEED_ENV: "" if own is None else f"={own}",
     }
 
 
