@@ -332,6 +332,7 @@ class RunReport:
     tool_version: str = __version__  # the guardcheck that made it
     provenance: Provenance | None = None  # what was run against; None for hand-built reports
     cached: int = 0  # results restored from guardcheck/cache/ instead of run
+    hash_seed: str = ""  # the PYTHONHASHSEED every test process ran under ("" if unknown)
 
     @property
     def score(self) -> float:

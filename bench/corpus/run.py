@@ -461,6 +461,19 @@ def fresh_ids(report: Path) -> list[str]:
     ]
 
 
+def sweep_hash_seed(report: Path) -> dict[str, str]:
+    """PYTHONHASHSEED for the hand runs: the one every test process of the sweep ran under.
+
+    Plain pytest draws a seed per run, and a verdict can depend on it (dep-logic's
+    `range.py:217:37` mutant survives under 1 seed in 40): under the sweep's seed the
+    oracle compares the same program; under another it would disagree by chance.
+    """
+    if not report.exists():
+        return {}
+    seed = json.loads(report.read_text(encoding="utf-8"))["guardcheck"].get("hashSeed", "")
+    return {"PYTHONHASHSEED": seed} if seed else {}
+
+
 def fresh_oracle_tree(lib: Library) -> None:
     """A copy of the project as the user has it, git-ignored files included: a clone would
     miss build outputs the tests need (humanize's compiled .mo catalogues are ignored, and
@@ -500,7 +513,11 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
         mutants = generated(lib, lib.oracle_tree)
         ids_match = set(mutants) == set(verdicts)
         control, wall = plain_pytest(
-            lib, lib.oracle_tree, ("-x", "-q"), PYTHONDONTWRITEBYTECODE="1"
+            lib,
+            lib.oracle_tree,
+            ("-x", "-q"),
+            PYTHONDONTWRITEBYTECODE="1",
+            **sweep_hash_seed(lib.home / "state" / "gc.json"),
         )
         if control.returncode != 0:
             raise SystemExit(
@@ -508,9 +525,10 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
                 f"(exit {control.returncode}):\n{control.stdout[-2000:]}"
             )
         budget = max(60.0, 10 * wall)
+        seed = sweep_hash_seed(lib.home / "state" / "gc.json")
         with done_path.open("a") as out:
             for n, mutant_id in enumerate(todo, 1):
-                row = apply_and_test(lib, mutant_id, mutants.get(mutant_id), budget)
+                row = apply_and_test(lib, mutant_id, mutants.get(mutant_id), budget, seed)
                 done[mutant_id] = row
                 out.write(json.dumps(row) + "\n")
                 out.flush()
@@ -525,7 +543,11 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def apply_and_test(
-    lib: Library, mutant_id: str, mutant: tuple[str, str] | None, budget: float
+    lib: Library,
+    mutant_id: str,
+    mutant: tuple[str, str] | None,
+    budget: float,
+    seed: dict[str, str],
 ) -> dict[str, Any]:
     if mutant is None:
         return {
@@ -544,7 +566,7 @@ def apply_and_test(
     path.write_text(text, encoding="utf-8")
     try:
         proc, wall = plain_pytest(
-            lib, lib.oracle_tree, ("-x", "-q"), budget, PYTHONDONTWRITEBYTECODE="1"
+            lib, lib.oracle_tree, ("-x", "-q"), budget, PYTHONDONTWRITEBYTECODE="1", **seed
         )
     finally:
         path.write_bytes(original)
@@ -555,6 +577,7 @@ def apply_and_test(
         "caught": proc.returncode != 0,
         "timeout": proc.returncode == -9,
         "wall_s": round(wall, 2),
+        "hash_seed": seed.get("PYTHONHASHSEED", ""),
         "tail": tail,
     }
 
@@ -861,7 +884,8 @@ def report(libs: Sequence[Library], argv: Sequence[str]) -> None:
         "- **oracle agreement**: caught / not caught equal to the mutant written by hand into a"
         " copy of the project (git-ignored files too; the venv's editable install pointed at"
         " it) and the whole suite"
-        " run with plain `python -m pytest -x`; guardcheck's `no-coverage` counts as not caught."
+        " run with plain `python -m pytest -x`, under the PYTHONHASHSEED the sweep's tests ran"
+        " under (its report's `hashSeed`); guardcheck's `no-coverage` counts as not caught."
         " Sample: seeded random mutants plus not-caught ones (capped). **gc error**: guardcheck"
         " said `error` (allowed where it cannot make the run equal, never counted as agreement).",
         "- **mutmut agreement**: guardcheck's class vs mutmut 3.8.1's on every mutant paired by"

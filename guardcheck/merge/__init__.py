@@ -70,7 +70,13 @@ def merge_reports(
         interrupted=any(r.interrupted for r in reports),
         incomplete="\n".join(incomplete) or None,
         provenance=replace(first, shard=None, merged_from=len(named)),
+        # Each shard drew its own seed unless the user fixed one.
+        hash_seed=_one({r.hash_seed for r in reports}),
     )
+
+
+def _one(values: set[str]) -> str:
+    return values.pop() if len(values) == 1 else ""
 
 
 def _provenance(name: str, report: RunReport) -> Provenance:

@@ -289,6 +289,7 @@ def _report(doc: dict[str, Any], top: dict[str, Any]) -> RunReport:
         ],
         baseline_seconds=float(top["baselineSeconds"]),
         wall_seconds=float(top["wallSeconds"]),
+        hash_seed=str(top.get("hashSeed", "")),  # absent from reports older than the field
         matrix=bool(top["matrix"]),
         interrupted=bool(top["interrupted"]),
         incomplete=top["incomplete"],

@@ -212,6 +212,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             "counts": {status.value: n for status, n in report.counts().items()},
             "baselineSeconds": report.baseline_seconds,
             "wallSeconds": report.wall_seconds,
+            "hashSeed": report.hash_seed,
             **run_record(report),
             "selectionTests": tables.lists,
         },

@@ -7,6 +7,7 @@ Two baseline workers, forked mutant runs and a fresh-interpreter run all take pa
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -64,6 +65,17 @@ def notes(probe: Path) -> list[tuple[str, str, str]]:
     return [(pid, value, seed) for pid, value, seed in (line.split() for line in lines)]
 
 
+def hash_under(seed: str) -> str:
+    """hash(PROBE_TEXT) in an interpreter started with PYTHONHASHSEED=seed."""
+    return subprocess.run(
+        [sys.executable, "-c", f"print(hash({PROBE_TEXT!r}))"],
+        env={**os.environ, "PYTHONHASHSEED": seed},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
 def run_with_seed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: str | None
 ) -> tuple[list[tuple[str, str, str]], dict]:
@@ -74,11 +86,11 @@ def run_with_seed(
     else:
         monkeypatch.setenv("PYTHONHASHSEED", seed)
     done, mutants = guardcheck_run(root, tmp_path / "r.json", "-j", "2")
-    assert {m: mutants[m]["guardcheck"]["verdict"] for m in mutants} == {
-        "triple": "caught",
-        "limit": "caught",
-    }, done.stdout + done.stderr
-    return notes(probe), mutants
+    verdicts = {m: fields["guardcheck"]["verdict"] for m, fields in mutants.items()}
+    assert verdicts == {"triple": "caught", "limit": "caught"}, done.stdout + done.stderr
+    assert mutants["limit"]["guardcheck"]["executionPath"] == "subprocess"  # a fresh run too
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    return notes(probe), report
 
 
 def test_every_test_process_hashes_alike_and_the_tests_see_no_seed_of_ours(tmp_path, monkeypatch):
@@ -86,23 +98,16 @@ def test_every_test_process_hashes_alike_and_the_tests_see_no_seed_of_ours(tmp_p
     a test ran) could differ between the baseline's worker that recorded a test's lines
     and the worker that ran a mutant. dep-logic's `range.py:217` mutant, caught by every
     hand run, once survived that way: packaging's SpecifierSet is a frozenset."""
-    seen, mutants = run_with_seed(tmp_path, monkeypatch, None)
-    pids = {pid for pid, _, _ in seen}
-    assert len(pids) >= 3  # two baseline workers and at least one mutant run
-    assert {value for _, value, _ in seen} == {seen[0][1]}, seen
+    seen, report = run_with_seed(tmp_path, monkeypatch, None)
+    assert len({pid for pid, _, _ in seen}) >= 3  # two baseline workers and mutant runs
+    # the seed the report names, so that a verdict can be reproduced by hand under it
+    assert {value for _, value, _ in seen} == {hash_under(report["guardcheck"]["hashSeed"])}
     assert {seed for _, _, seed in seen} == {"-"}  # as under plain pytest: none set
-    assert mutants["limit"]["guardcheck"]["executionPath"] == "subprocess"
 
 
 def test_a_seed_the_user_set_is_the_one_every_test_runs_under(tmp_path, monkeypatch):
     """PYTHONHASHSEED=123 in the user's environment: every test hashes as under 123 and
     sees 123, as under plain pytest with it."""
-    seen, _ = run_with_seed(tmp_path, monkeypatch, "123")
-    expected = subprocess.run(
-        [sys.executable, "-c", f"print(hash({PROBE_TEXT!r}))"],
-        env={**os.environ, "PYTHONHASHSEED": "123"},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    assert {(value, seed) for _, value, seed in seen} == {(expected, "123")}
+    seen, report = run_with_seed(tmp_path, monkeypatch, "123")
+    assert {(value, seed) for _, value, seed in seen} == {(hash_under("123"), "123")}
+    assert report["guardcheck"]["hashSeed"] == "123"

@@ -45,6 +45,14 @@ def test_the_merged_run_takes_the_slowest_shard_as_its_time():
     assert merged.wall_seconds == 9.0
 
 
+def test_the_merged_run_names_a_hash_seed_only_when_every_shard_ran_under_it():
+    one, two = shard_reports(full(), 2)
+    same = merge_reports(named([replace(one, hash_seed="7"), replace(two, hash_seed="7")]))
+    assert same.hash_seed == "7"
+    drawn = merge_reports(named([replace(one, hash_seed="7"), replace(two, hash_seed="8")]))
+    assert drawn.hash_seed == ""
+
+
 def test_a_missing_shard_is_refused_naming_it():
     shards = shard_reports(full(), 3)
     with pytest.raises(MergeRefused, match=r"shard\(s\) 2 of 3 missing"):

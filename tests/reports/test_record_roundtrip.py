@@ -36,6 +36,7 @@ def full_report() -> RunReport:
     results[5] = replace(results[5], tests=(passed(T_LIMIT), failed(T_CLAMP)), outcome=crashed)
     report.results = results
     report.provenance = provenance(report, shard=(2, 3), gate=Gate(True, 75.0))
+    report.hash_seed = "4021"
     return report
 
 

@@ -48,8 +48,8 @@ _GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"
 # One string-hash seed for every interpreter of this invocation (hosts, baseline parts,
 # the zygote and its runs), as one `python -m pytest` has one: set iteration order
 # follows it, so with a seed per process a line the baseline saw a test run could go
-# unrun in the mutant's process, and a mutant be called a survivor that every hand run
-# catches (dep-logic: packaging's SpecifierSet is a frozenset).
+# unrun in the mutant's process. The report records it (a verdict can depend on it:
+# dep-logic's range.py:217 mutant survives by hand under 1 seed in 40).
 SESSION_HASH_SEED = str(random.SystemRandom().randrange(1, 2**32))
 
 
@@ -69,6 +69,11 @@ def child_env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str])
         **one_hash_seed(inherited),
         **extra,
     }
+
+
+def hash_seed() -> str:
+    """The PYTHONHASHSEED every test process of this invocation runs under."""
+    return one_hash_seed(dict(os.environ)).get("PYTHONHASHSEED") or os.environ["PYTHONHASHSEED"]
 
 
 def one_hash_seed(inherited: dict[str, str]) -> dict[str, str]:

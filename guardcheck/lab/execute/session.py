@@ -42,7 +42,7 @@ from guardcheck.lab.execute.baseline import (
     unfollowed_tests,
     unmeasured_warning,
 )
-from guardcheck.lab.execute.processes import HostDied, HostInfo, HostProcess, Zygote
+from guardcheck.lab.execute.processes import HostDied, HostInfo, HostProcess, Zygote, hash_seed
 from guardcheck.lab.execute.scheduler import LabEvents, Scheduler, equivalent, unviable
 from guardcheck.lab.plan import CoverageMap, EarlyResult, plan_mutant
 from guardcheck.lab.prepare.classify import Activation, Unviable, after_collection, classify
@@ -183,7 +183,9 @@ class LabSession:
         assert self.host is not None
         assert self.info is not None
         started = time.perf_counter()
-        report = RunReport(root=str(self.options.root), matrix=self.options.matrix)
+        report = RunReport(
+            root=str(self.options.root), matrix=self.options.matrix, hash_seed=hash_seed()
+        )
         results: dict[int, MutantResult] = {}
         try:
             events.baseline_started()
