@@ -47,6 +47,7 @@ from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture
 from guardcheck.child.jobs import MAX_LOG, JobMain, Jobs
+from guardcheck.child.librarycaches import warm_freezegun
 from guardcheck.child.origins import foreign_modules
 from guardcheck.child.procs import (
     children_of,
@@ -262,6 +263,7 @@ class Host:
         self._prepare()
         self._start_baseline(self.baseline_workers)
         self._warm_items()  # while the baseline runs: the host is idle until it reports
+        warm_freezegun()
         self.selector.register(self.control, selectors.EVENT_READ, None)
         while not self.stopping:
             self._step()
