@@ -497,9 +497,13 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
     done_path = lib.home / "state" / "oracle.jsonl"
     if args.force:
         done_path.unlink(missing_ok=True)
+    seed = sweep_hash_seed(lib.home / "state" / "gc.json")
     done = {}
     if done_path.exists():
-        done = {r["id"]: r for r in map(json.loads, done_path.read_text().splitlines())}
+        rows = map(json.loads, done_path.read_text().splitlines())
+        # A hand run under another seed than this sweep's compares another program.
+        same = seed.get("PYTHONHASHSEED", "")
+        done = {r["id"]: r for r in rows if r.get("hash_seed", "") == same}
     ids = choose(verdicts, args.sample, args.survivors, args.seed)
     if args.all_fresh:  # every mutant that did not run forked from the host
         ids = sorted({*ids, *fresh_ids(lib.home / "state" / "gc.json")})
@@ -517,7 +521,7 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
             lib.oracle_tree,
             ("-x", "-q"),
             PYTHONDONTWRITEBYTECODE="1",
-            **sweep_hash_seed(lib.home / "state" / "gc.json"),
+            **seed,
         )
         if control.returncode != 0:
             raise SystemExit(
@@ -525,7 +529,6 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
                 f"(exit {control.returncode}):\n{control.stdout[-2000:]}"
             )
         budget = max(60.0, 10 * wall)
-        seed = sweep_hash_seed(lib.home / "state" / "gc.json")
         with done_path.open("a") as out:
             for n, mutant_id in enumerate(todo, 1):
                 row = apply_and_test(lib, mutant_id, mutants.get(mutant_id), budget, seed)
