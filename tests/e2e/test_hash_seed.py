@@ -96,8 +96,9 @@ def run_with_seed(
 def test_every_test_process_hashes_alike_and_the_tests_see_no_seed_of_ours(tmp_path, monkeypatch):
     """Regression: each host drew its own hash seed, so set order (and with it the lines
     a test ran) could differ between the baseline's worker that recorded a test's lines
-    and the worker that ran a mutant. dep-logic's `range.py:217` mutant, caught by every
-    hand run, once survived that way: packaging's SpecifierSet is a frozenset."""
+    and the worker that ran a mutant (before the fix, this run saw two hashes). The report
+    names the one seed, since a verdict by hand can depend on it: dep-logic's
+    `range.py:217:37` mutant passes the whole suite under PYTHONHASHSEED=17 only."""
     seen, report = run_with_seed(tmp_path, monkeypatch, None)
     assert len({pid for pid, _, _ in seen}) >= 3  # two baseline workers and mutant runs
     # the seed the report names, so that a verdict can be reproduced by hand under it

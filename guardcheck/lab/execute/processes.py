@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -73,7 +73,13 @@ def child_env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str])
 
 def hash_seed() -> str:
     """The PYTHONHASHSEED every test process of this invocation runs under."""
-    return one_hash_seed(dict(os.environ)).get("PYTHONHASHSEED") or os.environ["PYTHONHASHSEED"]
+    return _fixed_seed(os.environ) or SESSION_HASH_SEED
+
+
+def _fixed_seed(environ: Mapping[str, str]) -> str | None:
+    """The user's own seed, when it fixes one (unset, empty and `random` do not)."""
+    own = environ.get("PYTHONHASHSEED")
+    return None if own in (None, "", "random") else own
 
 
 def one_hash_seed(inherited: dict[str, str]) -> dict[str, str]:
@@ -83,9 +89,9 @@ def one_hash_seed(inherited: dict[str, str]) -> dict[str, str]:
     value back before any test runs, so the tests and the processes they start see
     what they would under plain pytest.
     """
-    own = inherited.get("PYTHONHASHSEED")
-    if own not in (None, "", "random"):
+    if _fixed_seed(inherited) is not None:
         return {}
+    own = inherited.get("PYTHONHASHSEED")
     return {
         "PYTHONHASHSEED": SESSION_HASH_SEED,
         messages.HASHSEED_ENV: "" if own is None else f"={own}",
