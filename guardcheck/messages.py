@@ -216,6 +216,8 @@ class ChildReport:
     # it as a script, where the original is (child/diskreads.py, child/follow.py).
     from_disk: list[str] = field(default_factory=list)
     spawners: list[str] = field(default_factory=list)  # baseline: tests that started processes
+    # Baseline: real path of a source file -> the tests that opened it (child/sourcereads.py)
+    source_reads: dict[str, list[str]] = field(default_factory=dict)
     # Baseline: project modules the tests imported from the user's tree (child/origins.py)
     foreign: list[str] = field(default_factory=list)
 

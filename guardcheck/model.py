@@ -214,6 +214,23 @@ class Selection:
     reason: str  # "named in killed_by", "executes run.py:42", "does not execute the mutated lines"
 
 
+_READ_PREFIX = "read "
+_READ_SUFFIX = " from disk in the baseline"
+
+
+def read_reason(path: str) -> str:
+    """The selection reason of a test that read `path`'s text (child/sourcereads.py)."""
+    return f"{_READ_PREFIX}{path}{_READ_SUFFIX}"
+
+
+def read_by(selection: Selection) -> str | None:
+    """The file a selected test was chosen for reading, if that is why (else None)."""
+    reason = selection.reason
+    if selection.selected and reason.startswith(_READ_PREFIX) and reason.endswith(_READ_SUFFIX):
+        return reason[len(_READ_PREFIX) : -len(_READ_SUFFIX)]
+    return None
+
+
 class SharedSelection(tuple[Selection, ...]):
     """A mutant's selection rows that also carry their compact form (guardcheck/cache/).
 

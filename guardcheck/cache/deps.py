@@ -12,7 +12,9 @@ otherwise.
                        per selected test (baseline order): its id, its own function's
                            body, its test file without the other tests' bodies, and the
                            digest of every function body it executed in the baseline
-                           just run)
+                           just run,
+                       per file a selected test was chosen for reading (its text, in
+                           the baseline): the whole file's digest)
 
 So editing the body of `f` re-runs the mutants of `f` (their mutated body changed)
 and the mutants whose selected tests execute `f` (their tests' digests changed),
@@ -35,7 +37,7 @@ from pathlib import Path
 
 from guardcheck.cache.keys import Inputs, hash_parts, key_of
 from guardcheck.cache.units import Units, changed_units, units_of
-from guardcheck.model import BaselineTest, Mutant, Selection
+from guardcheck.model import BaselineTest, Mutant, Selection, read_by
 
 # root-relative path -> line -> node ids that executed it (lab/plan.py's CoverageMap)
 Coverage = Mapping[str, Mapping[int, frozenset[str]]]
@@ -85,6 +87,11 @@ class DependencyKeys:
 
     def mutant_inputs(self, mutant: Mutant, selection: Sequence[Selection]) -> Inputs:
         tests = [self.test_key(s.nodeid) for s in selection if s.selected]
+        # A test selected for reading a file's text depends on all of it, not on its units.
+        tests += sorted(
+            f"reads {path} {self.digests.get(path, 'absent')}"
+            for path in {read_by(s) for s in selection} - {None}
+        )
         return {
             "environment": self.environment,
             "shared": self.shared,

@@ -74,6 +74,15 @@ def merge(parts: Sequence[messages.ChildEnded], order: dict[str, int]) -> messag
         log="\n".join(r.log for r in reports if r.log),
         unfollowed={k: v for r in reports for k, v in r.unfollowed.items()},
         spawners=sorted({s for r in reports for s in r.spawners}),
+        source_reads=_merged_reads(reports),
         foreign=sorted({f for r in reports for f in r.foreign}),
     )
     return messages.ChildEnded(baseline=True, key=parts[0].key, report=merged, current=None)
+
+
+def _merged_reads(reports: Sequence[messages.ChildReport]) -> dict[str, list[str]]:
+    merged: dict[str, set[str]] = {}
+    for report in reports:
+        for path, tests in report.source_reads.items():
+            merged.setdefault(path, set()).update(tests)
+    return {path: sorted(tests) for path, tests in sorted(merged.items())}

@@ -40,11 +40,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from guardcheck.child.sourcereads import SourceReads, watch_text_reads
 from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec, SwapFile
 
 EVIDENCE = "evidence"  # one line per marker or served module first seen in a process
 PROBLEMS = "problems"  # "test<TAB>why" per process that could not start guardcheck
-FROM_DISK = "from-disk"  # "test<TAB>why" per process that ran a mutated file from disk
+FROM_DISK = "from-disk"  # "test<TAB>why" per process that ran or read a mutated file from disk
+SOURCE_READS = "source-reads"  # baseline: "test<TAB>real path" per source file a process read
 _COVERAGE_PREFIX = "cov-"
 STARTED = "started"  # "pid<TAB>test" per measured process: one without coverage is unfollowed
 _PROCESS_STARTS = frozenset({"subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn"})
@@ -122,6 +124,15 @@ def serve_mutant(spec: FollowSpec) -> None:
 
     ServedModules(modules, on_exec=executed).install()
     setattr(builtins, MARKER, FileMarker(evidence))
+    test = os.environ.get(FOLLOW_TEST_ENV, "")
+    from_disk = os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), FROM_DISK)
+    if not spec.on_disk:
+        # A linter or a test's helper reading the file's text reads the original.
+        def read(real: str) -> None:
+            why = f"read {real} from disk, which holds the original (in a subprocess)"
+            append_line(from_disk, f"{test}\t{why}")
+
+        watch_text_reads(modules.__contains__, read)
     script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
     real_script = os.path.realpath(script) if script else ""
     if real_script in modules and spec.on_disk:
@@ -132,11 +143,8 @@ def serve_mutant(spec: FollowSpec) -> None:
         # `python pkg/cli.py`: Python reads the script from disk, which holds the
         # original; the import hook never sees it. A pass of this test proves nothing,
         # until the lab runs the mutant again written on disk (lab/execute/ondisk.py).
-        test = os.environ.get(FOLLOW_TEST_ENV, "")
         why = f"ran {real_script} as a script, from disk, which holds the original"
-        append_line(
-            os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), FROM_DISK), f"{test}\t{why}"
-        )
+        append_line(from_disk, f"{test}\t{why}")
 
 
 # coverage.py's warnings about what was or was not measured: ours to know, never the
@@ -182,6 +190,9 @@ def _measure(spec: FollowSpec) -> None:
     test = os.environ.get(FOLLOW_TEST_ENV, "")
     append_line(os.path.join(spec.out, STARTED), f"{os.getpid()}\t{test}")
     dump_coverage_at_exit(cov, spec.out, owner=None, context=lambda _: test)
+    reads_file = os.path.join(spec.out, SOURCE_READS)
+    reads = SourceReads(spec.source, lambda who, real: append_line(reads_file, f"{who}\t{real}"))
+    reads.current = test
 
 
 _dumped: set[int] = set()  # pids that already wrote their coverage
@@ -410,8 +421,14 @@ class Follower:
                 found.setdefault(test, why)
         return found
 
+    def source_reads(self) -> Iterator[tuple[str, str]]:
+        """Baseline: (test, real path) for each source file a followed process read."""
+        for line in _lines(str(self.folder / SOURCE_READS)):
+            test, _, real = line.partition("\t")
+            yield test, real
+
     def from_disk(self) -> set[str]:
-        """The tests that ran a mutated file as a script, from disk."""
+        """The tests that ran a mutated file as a script, or read it, from disk."""
         return {line.partition("\t")[0] for line in _lines(str(self.folder / FROM_DISK))}
 
     def coverage(self) -> Iterator[tuple[str, dict[str, list[str]]]]:

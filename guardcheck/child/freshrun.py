@@ -29,6 +29,7 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
+from guardcheck.child.syspath import drop_repeated_entries
 from guardcheck.model import TestOutcome, function_id
 
 
@@ -57,6 +58,7 @@ def _follow(spec: messages.FreshSpec, served: ServedModules) -> Follower:
 
 keep_bytecode()
 restore_user_hash_seed()
+drop_repeated_entries()
 _spec = _load()
 _served: ServedModules | None = None
 _follower: Follower | None = None

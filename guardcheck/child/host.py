@@ -57,6 +57,7 @@ from guardcheck.child.procs import (
     set_pdeathsig,
     set_subreaper,
 )
+from guardcheck.child.syspath import drop_repeated_entries
 from guardcheck.model import TestResult
 
 _POLL = 0.05  # seconds: how often a child that died without closing its pipe is noticed
@@ -115,6 +116,7 @@ def _watch_imports() -> ImportWatch | None:
 _import_watch = _watch_imports()
 keep_bytecode()
 restore_user_hash_seed()
+drop_repeated_entries()
 
 
 def _on_sigterm(signum: int, frame: object) -> None:

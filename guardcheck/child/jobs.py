@@ -28,7 +28,9 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.itemrun import Recorder, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
+from guardcheck.child.pluginstate import private_plugin_state, shared_readers
 from guardcheck.child.procs import limit_address_space
+from guardcheck.child.sourcereads import SourceReads
 from guardcheck.model import TestOutcome, TestResult
 
 MAX_LOG = 64_000  # characters of a child's log (and of a traceback) sent to the lab
@@ -58,10 +60,12 @@ class Jobs:
         announce = _announcer(out)
         follower = Follower.for_baseline(self._follow_folder(), self.boot, source)
         follower.enter()
+        reads = SourceReads(source)
 
         def before(item: pytest.Item) -> None:
             announce(item)
             follower.test_starting(item.nodeid)
+            reads.current = item.nodeid
             cov.switch_context(item.nodeid)
 
         cov.start()
@@ -87,6 +91,9 @@ class Jobs:
             log=self._log(),
             unfollowed=follower.unfollowed(),
             spawners=follower.spawners(),
+            source_reads=_with_followed_reads(
+                reads, follower, shared_readers(list(self.items.values()))
+            ),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),
         )
@@ -169,6 +176,7 @@ class Jobs:
         config = self.session.config
         config._tmp_path_factory._basetemp = slot.tmp  # type: ignore[attr-defined]
         use_capture(config, self.captures.get(slot.tmp))
+        private_plugin_state(config, slot.tmp)
 
     def _log(self, notes: list[str] | None = None) -> str:
         return "\n".join([*(notes or []), *self.recorder.log])[-MAX_LOG:]
@@ -194,6 +202,20 @@ def _merge_followed(
         for line, nodeids in by_line.items():
             known = {index[n] for n in nodeids if n in index}
             lines[line] = sorted(known.union(lines.get(line, [])))
+
+
+def _with_followed_reads(
+    reads: SourceReads, follower: Follower, groups: dict[str, list[str]]
+) -> dict[str, list[str]]:
+    """The source files the tests read, themselves or in the processes they started;
+    a read by one test of a group that shares what it read (`groups`) is all of theirs'."""
+    found = {path: set(tests) for path, tests in reads.found.items()}
+    for test, path in follower.source_reads():
+        if test:
+            found.setdefault(path, set()).add(test)
+    for tests in found.values():
+        tests.update(*(groups.get(test, ()) for test in list(tests)))
+    return {path: sorted(tests) for path, tests in sorted(found.items())}
 
 
 def _announcer(out: int) -> Callable[[pytest.Item], None]:

@@ -62,6 +62,11 @@ class RunPlan:
     # ones, since each of them must fail (a test passing gives `weakened`).
     must_run: tuple[str, ...] = ()
     fixed: int = 0  # leading tests whose place is kept: the named killers
+    # Tests selected because they read a mutated file's text in the baseline. A pass of
+    # theirs with the mutant only in memory proves nothing even when they opened no file:
+    # a tool with a cache (mypy's checks a file's size and mtime) skips reading a file it
+    # has seen. They run again with the mutant on disk (lab/execute/scheduler.py).
+    readers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,7 @@ def plan_mutant(
     timeout_factor: float = RunOptions.timeout_factor,  # the defaults: options.py's
     timeout_constant: float = RunOptions.timeout_constant,
     unfollowed: Mapping[str, str] | None = None,
+    readers: Mapping[str, Mapping[str, str]] | None = None,
     collected_in: Collection[str] = (),
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first
@@ -266,7 +272,9 @@ def plan_mutant(
     `whole_file` is for module-level or class-body changes (run in a fresh
     interpreter): such lines run at import, outside any test's context.
     `unfollowed` (node id -> reason) are tests whose processes coverage could
-    not see into: they are selected whatever the coverage says. `collected_in`
+    not see into: they are selected whatever the coverage says; so are `readers`
+    (root-relative file -> node id -> reason), tests that read a mutated file's
+    text in the baseline. `collected_in`
     are test files whose collection alone ran the changed code (for a fresh
     interpreter): what it computed then is theirs, so their tests are selected.
     """
@@ -275,6 +283,12 @@ def plan_mutant(
     covering, missing, later = _covering_tests(mutant, coverage, whole_file, baseline)
     for nodeid, reason in (unfollowed or {}).items():
         covering.setdefault(nodeid, reason)
+    read: set[str] = set()
+    for change in mutant.changes if readers else ():
+        for nodeid, reason in readers.get(change.path, {}).items():
+            # The read says more than a line run: the test depends on all of the text.
+            covering[nodeid] = reason
+            read.add(nodeid)
     for test in baseline if collected_in else ():
         file = test.nodeid.split("::")[0]
         if file in collected_in:
@@ -318,7 +332,8 @@ def plan_mutant(
 
     timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
     selection = tuple(why(t.nodeid) for t in baseline)
-    return RunPlan(mutant, tests, selection, timeout, must_run, fixed=len(named))
+    reading = tuple(n for n in tests if n in read)
+    return RunPlan(mutant, tests, selection, timeout, must_run, fixed=len(named), readers=reading)
 
 
 @lru_cache(maxsize=1 << 16)

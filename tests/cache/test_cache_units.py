@@ -23,6 +23,7 @@ from guardcheck.model import (
     TestOutcome,
     TestResult,
     Where,
+    read_reason,
 )
 from guardcheck.options import RunOptions
 from guardcheck.reports.record import encode_selection
@@ -245,7 +246,9 @@ def calc_mutant(original: str, find: str, replace: str) -> Mutant:
     return Mutant("m", "s", (change,))
 
 
-def dependency_key(root: Path, source: str, mutant: Mutant, tests: str = "") -> str:
+def dependency_key(
+    root: Path, source: str, mutant: Mutant, tests: str = "", reason: str = "r"
+) -> str:
     """`mutant`'s key (test_double selected) after a baseline where test_double ran the
     first line of double's body and test_box the first line of Box.get's."""
     (root / "app").mkdir(exist_ok=True)
@@ -268,7 +271,7 @@ def dependency_key(root: Path, source: str, mutant: Mutant, tests: str = "") -> 
         }
     }
     keys = DependencyKeys("env", root, digests, baseline, coverage)
-    selection = tuple(Selection(t.nodeid, t.nodeid == t_double, "r") for t in baseline)
+    selection = tuple(Selection(t.nodeid, t.nodeid == t_double, reason) for t in baseline)
     return keys.mutant_key(mutant, selection)
 
 
@@ -286,6 +289,21 @@ def test_a_dependency_key_sees_only_what_the_selected_tests_ran(tmp_path):
     assert key(CALC, other_test) == before  # another test's body
     own_test = "def test_double():\n    assert 1\n\n\ndef test_box():\n    pass\n"
     assert key(CALC, own_test) != before  # the selected test's body
+
+
+def test_a_test_selected_for_reading_a_file_depends_on_all_of_its_text(tmp_path):
+    """Regression (tests that read a source file's text are selected for its mutants):
+    such a test reads every function of the file, so editing one it never ran must not
+    restore the verdict of a mutant it was selected for."""
+
+    def key(source: str, reason: str) -> str:
+        mutant = calc_mutant(source, "x * 2", "x + 2")
+        return dependency_key(tmp_path, source, mutant, reason=reason)
+
+    edited = CALC.replace("return 1\n", "return 2\n")  # Box.size: run by no test
+    reads = read_reason("app/calc.py")
+    assert key(edited, reads) != key(CALC, reads)
+    assert key(edited, "executes app/calc.py:5") == key(CALC, "executes app/calc.py:5")
 
 
 def test_a_mutant_s_parts_follow_its_function_not_its_position():

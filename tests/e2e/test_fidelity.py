@@ -684,3 +684,114 @@ def test_a_script_run_by_path_in_a_subprocess_runs_the_mutant(tmp_path):
     assert verdict["verdict"] == "caught", verdict["reason"]
     assert verdict["reason"].startswith("tests/test_cli.py::test_cli_by_path")
     assert (verdict["executionPath"], verdict["executionPathReason"]) == ("subprocess", ON_DISK)
+
+
+def _reads_unrun_text(needle: str, in_subprocess: bool) -> dict[str, str]:
+    """A project whose only test of `version` reads core.py's text and never calls it."""
+    check = f"    assert {needle!r} in Path(path).read_text()\n"
+    if in_subprocess:
+        code = "import sys; sys.exit(0 if sys.argv[2] in open(sys.argv[1]).read() else 1)"
+        check = (
+            f"    command = [sys.executable, '-c', {code!r}, path, {needle!r}]\n"
+            "    assert subprocess.run(command).returncode == 0\n"
+        )
+    return {
+        **GIT_CLEAN,
+        "app/core.py": (
+            "def double(x: int) -> int:\n    return x * 2\n\n\n"
+            "def version() -> str:\n    return '1.0'\n"
+        ),
+        "tests/test_core.py": (
+            "import subprocess\nimport sys\nfrom pathlib import Path\n\nimport app.core\n\n\n"
+            "def test_double():\n    assert app.core.double(2) == 4\n\n\n"
+            "def test_the_version_is_written_down():\n"
+            "    path = str(Path(__file__).parent.parent / 'app' / 'core.py')\n"
+            f"{check}"
+        ),
+        "mutations/core.toml": (
+            '[[mutation]]\nid = "bump"\nsummary = "Another version."\nfile = "app/core.py"\n'
+            'scope = "version"\nfind = "\'1.0\'"\nreplace = "\'2.0\'"\n'
+        ),
+    }
+
+
+@pytest.mark.parametrize("in_subprocess", [False, True], ids=["in-process", "subprocess"])
+@pytest.mark.parametrize(
+    ("needle", "hand_exit"),
+    [
+        ("'1.0'", 1),  # the text decides: the mutant is caught by hand
+        ("def version", 0),  # it does not: the mutant survives by hand
+    ],
+)
+def test_a_test_that_reads_a_files_text_without_running_it_is_selected(
+    tmp_path, needle, hand_exit, in_subprocess
+):
+    """Regression (issue 22's principle; found 2026-12-06): tests were selected only by the
+    lines they ran, so a test that reads a module's text and never runs the mutated
+    function (a version check, a linter run in-process or in a subprocess) was never run
+    for its mutants: `no-coverage` where by hand that test fails. The baseline now notes
+    which tests read which source files, and they run with the mutant on disk."""
+    root = commit(write_files(tmp_path / "project", _reads_unrun_text(needle, in_subprocess)))
+    assert _by_hand_exit(root, "app/core.py", "'1.0'", "'2.0'") == hand_exit
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["bump"]["guardcheck"]
+    caught = verdict["verdict"] in CAUGHT
+    assert caught == bool(hand_exit), (verdict["verdict"], verdict["reason"])
+    selected = {s["test"]: s["reason"] for s in verdict["selection"] if s["selected"]}
+    reader = "tests/test_core.py::test_the_version_is_written_down"
+    assert selected == {reader: "read app/core.py from disk in the baseline"}
+    assert (verdict["executionPath"], verdict["executionPathReason"]) == ("subprocess", ON_DISK)
+
+
+MYPY_PLUGIN = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["app"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "--mypy -p no:cacheprovider"\n'
+    ),
+    "app/__init__.py": "",
+    "app/core.py": "SCALE = 2\n\n\ndef double(x: int) -> int:\n    return x * SCALE\n",
+    "tests/__init__.py": "",
+    # Weak at run time on purpose: only mypy can tell a str from an int here.
+    "tests/test_core.py": (
+        "from app.core import SCALE, double\n\n\n"
+        "def test_scale_is_set() -> None:\n    factor: int = SCALE\n    assert factor\n\n\n"
+        "def test_double_gives_something() -> None:\n    assert double(2)\n"
+    ),
+    "mutations/core.toml": (
+        # mypy's error is in the test file, which it checks as a source.
+        '[[mutation]]\nid = "text-scale"\nsummary = "A str scale."\nfile = "app/core.py"\n'
+        "find = 'SCALE = 2'\nreplace = 'SCALE = \"2\"'\n"
+        # mypy's error is in app/core.py itself, which it reaches through the import.
+        '[[mutation]]\nid = "text-double"\nsummary = "Doubles to text."\nfile = "app/core.py"\n'
+        "scope = 'double'\nfind = 'x * SCALE'\nreplace = 'str(x * SCALE)'\n"
+    ),
+}
+
+
+def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
+    """Regression (found 2026-12-06 on Unidecode, whose CI runs `pytest --mypy`):
+    pytest-mypy keeps its mypy result in a file picked once per session, and the forked
+    children shared the host's, so a mutant's run read the original code's result; only
+    the first mypy item reads the source, and mypy's own cache lets a rerun skip the
+    file's text when its size and mtime are the baseline's; and the copy's folder, listed
+    twice on sys.path, made mypy silence errors inside the project's modules. Mutants
+    only mypy catches survived where by hand a mypy item fails."""
+    root = commit(write_files(tmp_path / "project", MYPY_PLUGIN))
+    assert _by_hand_exit(root, "app/core.py", "SCALE = 2", 'SCALE = "2"') == 1  # by mypy
+    assert _by_hand_exit(root, "app/core.py", "x * SCALE", "str(x * SCALE)") == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    for name in ("text-scale", "text-double"):
+        verdict = mutants[name]["guardcheck"]
+        assert verdict["verdict"] in CAUGHT, (name, verdict["verdict"], verdict["reason"])
+        assert verdict["reason"].startswith("tests/__init__.py::mypy-status: "), name
+        path = (verdict["executionPath"], verdict["executionPathReason"])
+        assert path == ("subprocess", ON_DISK), name
+    # One mypy run serves every mypy item: a read by the first is a read by them all.
+    readers = {
+        s["test"]
+        for s in mutants["text-double"]["guardcheck"]["selection"]
+        if s["selected"] and s["reason"] == "read app/core.py from disk in the baseline"
+    }
+    assert readers == {f"tests/{f}::mypy" for f in ("__init__.py", "test_core.py")} | {
+        "tests/__init__.py::mypy-status"
+    }

@@ -17,7 +17,13 @@ from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.execute.processes import outcome_of
 from guardcheck.lab.plan import CoverageMap
 from guardcheck.lab.sandbox.importroots import foreign_message
-from guardcheck.model import BaselineTest, ChildOutcome, TestOutcome, TestResult
+from guardcheck.model import (
+    BaselineTest,
+    ChildOutcome,
+    TestOutcome,
+    TestResult,
+    read_reason,
+)
 
 _RED = (TestOutcome.FAILED, TestOutcome.ERROR)
 
@@ -152,6 +158,22 @@ def coverage_map(
             nodeids = {tests[i] for i in indices if i < len(tests)}
             lines[int(line)] = lines.get(int(line), frozenset()) | nodeids
     return coverage
+
+
+def source_readers(runs: Sequence[messages.ChildEnded], root: Path) -> dict[str, dict[str, str]]:
+    """Root-relative source file -> tests that read it as a file -> why (selection reasons).
+
+    By hand such a test reads the mutant's text (child/sourcereads.py), so it is
+    selected for every mutant of that file, whatever lines it ran.
+    """
+    report = runs[0].report if runs else None
+    if report is None:
+        return {}
+    readers: dict[str, dict[str, str]] = {}
+    for filename, tests in report.source_reads.items():
+        path = relative(filename, root)
+        readers[path] = dict.fromkeys(tests, read_reason(path))
+    return readers
 
 
 def unfollowed_tests(runs: Sequence[messages.ChildEnded]) -> dict[str, str]:

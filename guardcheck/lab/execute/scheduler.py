@@ -327,6 +327,8 @@ class Scheduler:
         settled = needs_control(outcome) or outcome.crash or outcome.timed_out is not None
         if job.selected and not settled and (self._probe_further(job) or self._in_context(job)):
             return  # a probe that killed nothing: a second one, or the suite's order
+        if not job.on_disk and not outcome.from_disk and _all_passed(outcome):
+            outcome = replace(outcome, from_disk=job.plan.readers)
         if outcome.from_disk and not job.on_disk and _encodable(job.plan.mutant):
             # A pass: first in the suite's order, in memory; then its disk readers on disk.
             if not self._in_context(job):
@@ -623,6 +625,13 @@ def _with_earlier_evidence(outcome: ChildOutcome, earlier: ChildOutcome) -> Chil
         evidence=outcome.evidence or earlier.evidence,
         reached=outcome.reached or earlier.reached,
     )
+
+
+def _all_passed(outcome: ChildOutcome) -> bool:
+    """The run ended as planned and no test failed: nothing decided yet."""
+    failed = (TestOutcome.FAILED, TestOutcome.ERROR)
+    ended = not (outcome.crash or outcome.error or outcome.timed_out is not None)
+    return ended and not any(t.outcome in failed for t in outcome.tests)
 
 
 def _encodable(mutant: Mutant) -> bool:

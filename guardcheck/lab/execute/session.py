@@ -39,6 +39,7 @@ from guardcheck.child import procs, workdirs
 from guardcheck.lab.execute.baseline import (
     BaselineFailed,
     judge_baseline,
+    source_readers,
     unfollowed_tests,
     unmeasured_warning,
 )
@@ -87,6 +88,7 @@ class LabSession:
         self.activations: list[Activation | str] = []
         self.interrupted = False
         self.unfollowed: dict[str, str] = {}  # baseline tests whose processes went unseen
+        self.readers: dict[str, dict[str, str]] = {}  # source file -> tests that read it
         self._launched = 0.0
         self._source: list[str] = []  # what the host's coverage measures
         self._spare: frozenset[int] = frozenset()
@@ -196,6 +198,7 @@ class LabSession:
             ended = [m for m in runs if isinstance(m, messages.ChildEnded)]
             baseline, coverage = judge_baseline(ended, self.info.paths, self.options.root)
             self.unfollowed = unfollowed_tests(ended)
+            self.readers = source_readers(ended, self.options.root)
             # Named as the host was told to measure it.
             warning = unmeasured_warning(coverage, self.unfollowed, self._source, self.options.root)
             if warning:
@@ -254,6 +257,7 @@ class LabSession:
             timeout_factor=self.options.timeout_factor,
             timeout_constant=self.options.timeout_constant,
             unfollowed=self.unfollowed,
+            readers=self.readers,
             collected_in=activation.collected_in or (),
         )
         if isinstance(plan, EarlyResult):
