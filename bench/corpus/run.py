@@ -214,7 +214,7 @@ def fetch(lib: Library) -> Path:
         ),
         f"pip download {lib.sdist}",
     )
-    names = {f"{dist}-{ver}.tar.gz", f"{dist.replace('-', '_')}-{ver}.tar.gz"}
+    names = {f"{dist}-{ver}.tar.gz".lower(), f"{dist.replace('-', '_')}-{ver}.tar.gz".lower()}
     archive = next(p for p in dest.iterdir() if p.name.lower() in names)
     with tarfile.open(archive) as tar:
         tar.extractall(dest, filter="data")

@@ -21,6 +21,7 @@ shape, nothing is changed and the plugin behaves as in the host.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from pathlib import Path
 
@@ -40,7 +41,7 @@ def private_plugin_state(config: pytest.Config, tmp: Path) -> None:
         and hasattr(state, "mypy_results_path")
     ):
         # Not created: the first mypy item of this child runs mypy and writes it.
-        fresh = tmp / "guardcheck-pytest-mypy-results.json"
+        fresh = tmp / f"guardcheck-pytest-mypy-results-{os.getpid()}.json"
         config.stash[key] = dataclasses.replace(state, mypy_results_path=fresh)
 
 

@@ -772,13 +772,14 @@ def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
     """Regression (found 2026-12-06 on Unidecode, whose CI runs `pytest --mypy`):
     pytest-mypy keeps its mypy result in a file picked once per session, and the forked
     children shared the host's, so a mutant's run read the original code's result; only
-    the first mypy item reads the source, and mypy's own cache lets a rerun skip the
-    file's text when its size and mtime are the baseline's; and the copy's folder, listed
+    the first mypy item reads the source, and mypy's own cache, left by a run the user
+    made, let the baseline and a rerun skip a file's text; and the copy's folder, listed
     twice on sys.path, made mypy silence errors inside the project's modules. Mutants
     only mypy catches survived where by hand a mypy item fails."""
     root = commit(write_files(tmp_path / "project", MYPY_PLUGIN))
     assert _by_hand_exit(root, "app/core.py", "SCALE = 2", 'SCALE = "2"') == 1  # by mypy
     assert _by_hand_exit(root, "app/core.py", "x * SCALE", "str(x * SCALE)") == 1
+    assert _plain_suite_exit(root) == 0  # and mypy's cache now holds the original
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     for name in ("text-scale", "text-double"):
         verdict = mutants[name]["guardcheck"]

@@ -327,8 +327,11 @@ class Scheduler:
         settled = needs_control(outcome) or outcome.crash or outcome.timed_out is not None
         if job.selected and not settled and (self._probe_further(job) or self._in_context(job)):
             return  # a probe that killed nothing: a second one, or the suite's order
-        if not job.on_disk and not outcome.from_disk and _all_passed(outcome):
-            outcome = replace(outcome, from_disk=job.plan.readers)
+        if not job.on_disk and job.plan.readers and (outcome.from_disk or _all_passed(outcome)):
+            # Every reader runs on disk, not only those that opened the file this time:
+            # one mypy run serves all of pytest-mypy's items (child/pluginstate.py).
+            readers = (*outcome.from_disk, *job.plan.readers)
+            outcome = replace(outcome, from_disk=tuple(dict.fromkeys(readers)))
         if outcome.from_disk and not job.on_disk and _encodable(job.plan.mutant):
             # A pass: first in the suite's order, in memory; then its disk readers on disk.
             if not self._in_context(job):
