@@ -28,7 +28,7 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.itemrun import Recorder, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
-from guardcheck.child.pluginstate import private_plugin_state, shared_readers
+from guardcheck.child.pluginstate import private_plugin_state, shared_readers, type_checked
 from guardcheck.child.procs import limit_address_space
 from guardcheck.child.sourcereads import SourceReads
 from guardcheck.model import TestOutcome, TestResult
@@ -92,7 +92,10 @@ class Jobs:
             unfollowed=follower.unfollowed(),
             spawners=follower.spawners(),
             source_reads=_with_followed_reads(
-                reads, follower, shared_readers(list(self.items.values()))
+                reads,
+                follower,
+                shared_readers(list(self.items.values())),
+                type_checked(list(self.items.values()), coverage),
             ),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),
@@ -205,14 +208,20 @@ def _merge_followed(
 
 
 def _with_followed_reads(
-    reads: SourceReads, follower: Follower, groups: dict[str, list[str]]
+    reads: SourceReads,
+    follower: Follower,
+    groups: dict[str, list[str]],
+    unseen: dict[str, list[str]],
 ) -> dict[str, list[str]]:
     """The source files the tests read, themselves or in the processes they started;
-    a read by one test of a group that shares what it read (`groups`) is all of theirs'."""
+    a read by one test of a group that shares what it read (`groups`) is all of theirs';
+    `unseen`: reads no hook sees (a type checker's)."""
     found = {path: set(tests) for path, tests in reads.found.items()}
     for test, path in follower.source_reads():
         if test:
             found.setdefault(path, set()).add(test)
+    for path, checkers in unseen.items():
+        found.setdefault(os.path.realpath(path), set()).update(checkers)
     for tests in found.values():
         tests.update(*(groups.get(test, ()) for test in list(tests)))
     return {path: sorted(tests) for path, tests in sorted(found.items())}
@@ -230,4 +239,4 @@ def _announcer(out: int) -> Callable[[pytest.Item], None]:
 def _stop_tracing() -> None:
     if sys.gettrace() is not None:  # e.g. pytest-cov's tracer: pure slowdown in a child
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)

@@ -12,7 +12,10 @@ basetemp, and runs mypy again, as a plain pytest session of the mutant would.
 Its items also share that one run: only the first reads the source, yet the status
 item is the one that fails for an error in a source file. So a read by one of them
 counts as a read by all of them (`shared_readers`): a mutant of a file they read
-runs them all.
+runs them all. And a read is not always seen: mypy 2 reads source files in native
+code, past the audit hook (child/sourcereads.py), and with its cache it reads none
+it has seen unchanged. So mypy's items count as readers of every project file the
+tests imported (`type_checked`): mypy follows the tests' imports to them.
 
 pytest-mypy's stash is its internals (pinned in pyproject's dev extra); with another
 shape, nothing is changed and the plugin behaves as in the host.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -53,3 +57,13 @@ def shared_readers(items: list[pytest.Item]) -> dict[str, list[str]]:
         return {}
     group = [item.nodeid for item in items if isinstance(item, kind)]
     return {nodeid: group for nodeid in group}
+
+
+def type_checked(items: list[pytest.Item], imported: Iterable[str]) -> dict[str, list[str]]:
+    """Source file -> the items that type-check it: every file the tests imported."""
+    plugin = sys.modules.get("pytest_mypy")
+    kind = getattr(plugin, "MypyItem", None) if plugin is not None else None
+    if not isinstance(kind, type):
+        return {}
+    checkers = [item.nodeid for item in items if isinstance(item, kind)]
+    return {path: checkers for path in imported} if checkers else {}

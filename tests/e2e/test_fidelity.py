@@ -772,8 +772,8 @@ def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
     """Regression (found 2026-12-06 on Unidecode, whose CI runs `pytest --mypy`):
     pytest-mypy keeps its mypy result in a file picked once per session, and the forked
     children shared the host's, so a mutant's run read the original code's result; only
-    the first mypy item reads the source, and mypy's own cache, left by a run the user
-    made, let the baseline and a rerun skip a file's text; and the copy's folder, listed
+    the first mypy item reads the source (mypy 2 reads it past the audit hook), and
+    mypy's own cache lets a rerun skip a file's text; and the copy's folder, listed
     twice on sys.path, made mypy silence errors inside the project's modules. Mutants
     only mypy catches survived where by hand a mypy item fails."""
     root = commit(write_files(tmp_path / "project", MYPY_PLUGIN))
