@@ -750,6 +750,13 @@ MYPY_PLUGIN = {
     ),
     "app/__init__.py": "",
     "app/core.py": "SCALE = 2\n\n\ndef double(x: int) -> int:\n    return x * SCALE\n",
+    # Imported only by a test's subprocess, where mypy does not follow.
+    "app/cli.py": "def shout(text: str) -> str:\n    return text.upper()\n",
+    "tests/test_cli.py": (
+        "import subprocess\nimport sys\n\n\n"
+        "def test_the_cli_imports() -> None:\n"
+        "    subprocess.run([sys.executable, '-c', 'import app.cli'], check=True)\n"
+    ),
     "tests/__init__.py": "",
     # Weak at run time on purpose: only mypy can tell a str from an int here.
     "tests/test_core.py": (
@@ -764,6 +771,9 @@ MYPY_PLUGIN = {
         # mypy's error is in app/core.py itself, which it reaches through the import.
         '[[mutation]]\nid = "text-double"\nsummary = "Doubles to text."\nfile = "app/core.py"\n'
         "scope = 'double'\nfind = 'x * SCALE'\nreplace = 'str(x * SCALE)'\n"
+        # Well typed, and no test runs it: it survives by hand.
+        '[[mutation]]\nid = "lower"\nsummary = "Whispers."\nfile = "app/cli.py"\n'
+        "scope = 'shout'\nfind = 'text.upper()'\nreplace = 'text.lower()'\n"
     ),
 }
 
@@ -779,6 +789,7 @@ def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
     root = commit(write_files(tmp_path / "project", MYPY_PLUGIN))
     assert _by_hand_exit(root, "app/core.py", "SCALE = 2", 'SCALE = "2"') == 1  # by mypy
     assert _by_hand_exit(root, "app/core.py", "x * SCALE", "str(x * SCALE)") == 1
+    assert _by_hand_exit(root, "app/cli.py", "text.upper()", "text.lower()") == 0
     assert _plain_suite_exit(root) == 0  # and mypy's cache now holds the original
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     for name in ("text-scale", "text-double"):
@@ -787,12 +798,15 @@ def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
         assert verdict["reason"].startswith("tests/__init__.py::mypy-status: "), name
         path = (verdict["executionPath"], verdict["executionPathReason"])
         assert path == ("subprocess", ON_DISK), name
+    # Only the mypy items, which read the file on disk, ran it: their pass is the hand
+    # verdict (before: `error`, "no evidence the mutant was active").
+    untested = mutants["lower"]["guardcheck"]
+    assert untested["verdict"] == "survived", (untested["verdict"], untested["reason"])
     # One mypy run serves every mypy item: a read by the first is a read by them all.
     readers = {
         s["test"]
         for s in mutants["text-double"]["guardcheck"]["selection"]
         if s["selected"] and s["reason"] == "read app/core.py from disk in the baseline"
     }
-    assert readers == {f"tests/{f}::mypy" for f in ("__init__.py", "test_core.py")} | {
-        "tests/__init__.py::mypy-status"
-    }
+    files = ("__init__.py", "test_cli.py", "test_core.py")
+    assert readers == {f"tests/{f}::mypy" for f in files} | {"tests/__init__.py::mypy-status"}

@@ -338,7 +338,7 @@ class Scheduler:
                 self._again_on_disk(job, outcome)
             return
         if job.earlier is not None:
-            outcome = _with_earlier_evidence(outcome, job.earlier)
+            outcome = _with_earlier_evidence(outcome, job.earlier, job.plan.readers)
         status, reason = decide(job.plan.mutant, outcome)
         status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
         if not needs_control(outcome):
@@ -620,12 +620,18 @@ def _within(tests: Sequence[str], durations: Mapping[str, float], budget: float)
     return len(tests)
 
 
-def _with_earlier_evidence(outcome: ChildOutcome, earlier: ChildOutcome) -> ChildOutcome:
+def _with_earlier_evidence(
+    outcome: ChildOutcome, earlier: ChildOutcome, readers: Sequence[str]
+) -> ChildOutcome:
     """The run on disk, with what the run in memory showed of the mutant: its tests that
-    read nothing from disk ran the same program, so their evidence counts."""
+    read nothing from disk ran the same program, so their evidence counts. A test that
+    read the file in the baseline (`readers`) and ran on disk had the mutant there, in
+    the file it reads, as by hand: its run is evidence too, even when no hook saw it
+    read (mypy 2 reads in native code)."""
+    read_on_disk = any(test.nodeid in readers for test in outcome.tests)
     return replace(
         outcome,
-        evidence=outcome.evidence or earlier.evidence,
+        evidence=outcome.evidence or earlier.evidence or read_on_disk,
         reached=outcome.reached or earlier.reached,
     )
 
