@@ -28,7 +28,12 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.itemrun import Recorder, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
-from guardcheck.child.pluginstate import private_plugin_state, shared_readers, type_checked
+from guardcheck.child.pluginstate import (
+    mypy_items,
+    private_plugin_state,
+    shared_readers,
+    type_checked,
+)
 from guardcheck.child.procs import limit_address_space
 from guardcheck.child.sourcereads import SourceReads
 from guardcheck.model import TestOutcome, TestResult
@@ -85,6 +90,7 @@ class Jobs:
                 for line, contexts in by_line.items()
             }
         _merge_followed(coverage, follower, index)
+        checkers = mypy_items(self.items.values())
         report = messages.ChildReport(
             tests=results,
             coverage=coverage,
@@ -94,8 +100,8 @@ class Jobs:
             source_reads=_with_followed_reads(
                 reads,
                 follower,
-                shared_readers(list(self.items.values())),
-                type_checked(list(self.items.values()), coverage),
+                shared_readers(checkers),
+                type_checked(checkers, coverage),
             ),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),

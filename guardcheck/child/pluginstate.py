@@ -49,21 +49,21 @@ def private_plugin_state(config: pytest.Config, tmp: Path) -> None:
         config.stash[key] = dataclasses.replace(state, mypy_results_path=fresh)
 
 
-def shared_readers(items: list[pytest.Item]) -> dict[str, list[str]]:
-    """For each item whose reads stand for a group's: every item of that group."""
+def mypy_items(items: Iterable[pytest.Item]) -> list[str]:
+    """The node ids of pytest-mypy's items, which share one mypy run."""
     plugin = sys.modules.get("pytest_mypy")
     kind = getattr(plugin, "MypyItem", None) if plugin is not None else None
     if not isinstance(kind, type):
-        return {}
-    group = [item.nodeid for item in items if isinstance(item, kind)]
+        return []
+    return [item.nodeid for item in items if isinstance(item, kind)]
+
+
+def shared_readers(group: list[str]) -> dict[str, list[str]]:
+    """For each item whose reads stand for its group's (`mypy_items`): the whole group."""
     return {nodeid: group for nodeid in group}
 
 
-def type_checked(items: list[pytest.Item], imported: Iterable[str]) -> dict[str, list[str]]:
-    """Source file -> the items that type-check it: every file the tests imported."""
-    plugin = sys.modules.get("pytest_mypy")
-    kind = getattr(plugin, "MypyItem", None) if plugin is not None else None
-    if not isinstance(kind, type):
-        return {}
-    checkers = [item.nodeid for item in items if isinstance(item, kind)]
+def type_checked(checkers: list[str], imported: Iterable[str]) -> dict[str, list[str]]:
+    """Source file -> the items that type-check it (`mypy_items`): every file the tests
+    imported."""
     return {path: checkers for path in imported} if checkers else {}

@@ -638,9 +638,8 @@ def _with_earlier_evidence(
 
 def _all_passed(outcome: ChildOutcome) -> bool:
     """The run ended as planned and no test failed: nothing decided yet."""
-    failed = (TestOutcome.FAILED, TestOutcome.ERROR)
     ended = not (outcome.crash or outcome.error or outcome.timed_out is not None)
-    return ended and not any(t.outcome in failed for t in outcome.tests)
+    return ended and not failing_tests(outcome)
 
 
 def _encodable(mutant: Mutant) -> bool:
