@@ -16,6 +16,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from guardcheck.child.sourcereads import opened_name
+
 
 class DiskReads:
     """An audit hook on `open` of the given files; `found` maps test id -> why."""
@@ -29,16 +31,8 @@ class DiskReads:
             sys.addaudithook(self._audit)  # for good: this process only runs this mutant
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event != "open" or not args:
-            return
-        path = args[0]
-        if isinstance(path, int):
-            return
-        try:
-            name = os.fsdecode(os.fspath(path))
-        except TypeError:
-            return
-        if os.path.basename(name) not in self._names:
+        name = opened_name(event, args)
+        if name is None or os.path.basename(name) not in self._names:
             return
         real = os.path.realpath(name)
         if real in self._paths and self.current not in self.found:

@@ -68,16 +68,8 @@ def watch_text_reads(wanted: Callable[[str], bool], on_read: Callable[[str], Non
     """Call `on_read(real path)` whenever this process opens a wanted .py file to read it."""
 
     def audit(event: str, args: tuple[object, ...]) -> None:
-        if event != "open" or not args:
-            return
-        path = args[0]
-        if not isinstance(path, str | bytes | os.PathLike):
-            return  # a file descriptor
-        try:
-            name = os.fsdecode(os.fspath(path))
-        except TypeError:  # a PathLike that gives neither str nor bytes
-            return
-        if not name.endswith(".py"):
+        name = opened_name(event, args)
+        if name is None or not name.endswith(".py"):
             return
         real = os.path.realpath(name)
         # No caller frame: the interpreter opening its own script (`python pkg/cli.py`),
@@ -88,6 +80,19 @@ def watch_text_reads(wanted: Callable[[str], bool], on_read: Callable[[str], Non
             on_read(real)
 
     sys.addaudithook(audit)
+
+
+def opened_name(event: str, args: tuple[object, ...]) -> str | None:
+    """The file name an audit event opens, if it is an `open` of a path."""
+    if event != "open" or not args:
+        return None
+    path = args[0]
+    if not isinstance(path, str | bytes | os.PathLike):
+        return None  # a file descriptor
+    try:
+        return os.fsdecode(os.fspath(path))
+    except TypeError:  # a PathLike that gives neither str nor bytes
+        return None
 
 
 def _as_root(path: str) -> str:
