@@ -108,6 +108,7 @@ class FreshRun:
         reads: DiskReads | None,
     ) -> None:
         self.spec = spec
+        self.internal_error: str | None = None  # pytest's own machinery raised
         self.evidence = evidence
         self.follower = follower
         self.reads = reads
@@ -156,6 +157,13 @@ class FreshRun:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
 
+    def pytest_internalerror(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # A mutant of code pytest itself runs (pluggy, a plugin's hook): by hand the
+        # session ends with INTERNALERROR, exit status 3, and CI goes red.
+        if self.internal_error is None:
+            first = str(excinfo.value).strip().splitlines()
+            self.internal_error = f"{excinfo.typename}: {first[0] if first else ''}".rstrip(": ")
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             lines = report.longreprtext.strip().splitlines()
@@ -197,6 +205,7 @@ class FreshRun:
             log="\n".join(log),
             unfollowed={**self.follower.unfollowed(), **(reads.found if reads else {})},
             from_disk=sorted(self.follower.from_disk() | set(reads.found if reads else {})),
+            crash=f"pytest INTERNALERROR: {self.internal_error}" if self.internal_error else None,
         )
         messages.send(self.out, report)
         _leave(session)

@@ -26,7 +26,7 @@ from support.verdicts import guardcheck_run
 pytestmark = pytest.mark.slow
 
 ENTRIES = ("unused-constant", "no-total-ordering", "clamp-off-by-one", "cli-no-clamp")
-CAUGHT = {"caught", "timeout"}
+CAUGHT = {"caught", "timeout", "gap-closed"}  # gap-closed: caught, though expected not to be
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +120,46 @@ def test_a_mutant_that_exits_the_test_process_with_status_0_is_an_error(tmp_path
     assert verdict["reason"].startswith(
         "the test process exited with status 0 during tests/test_leave.py::test_leave_zero_stays"
     )
+
+
+HOOK = {
+    "pyproject.toml": LEAVE["pyproject.toml"].replace("tests =", 'source = ["pkg"]\ntests ='),
+    "pkg/__init__.py": "",
+    "pkg/report.py": (
+        'SUFFIX = "!"\n\n\ndef label(outcome: str) -> str:\n    return outcome + SUFFIX\n'
+    ),
+    "conftest.py": (
+        "import pytest\n\nfrom pkg.report import label\n\n\n"
+        "@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    report = yield\n"
+        '    report.user_properties.append(("label", label(report.outcome)))\n'
+        "    return report\n"
+    ),
+    "tests/test_it.py": "def test_ok():\n    assert True\n",
+    "mutations/hook.toml": (
+        '[[mutation]]\nid = "suffix-none"\nsummary = "A module-level constant breaks a hook."\n'
+        'file = "pkg/report.py"\nfind = \'SUFFIX = "!"\'\nreplace = "SUFFIX = None"\n\n'
+        '[[mutation]]\nid = "label-raises"\nsummary = "A function breaks a hook."\n'
+        'file = "pkg/report.py"\nscope = "label"\nfind = "outcome + SUFFIX"\n'
+        'replace = "None + SUFFIX"\n'
+    ),
+}
+
+
+def test_a_mutant_that_breaks_pytests_own_hooks_is_caught_as_by_hand(tmp_path):
+    """A mutant of code that pytest's own hooks call (a conftest hook here; pluggy itself
+    in the corpus) ends plain pytest with INTERNALERROR, exit status 3: CI goes red. A
+    fresh run reported no test at all, so the module-level mutant was `error` ("never
+    ran: not collected"); it is now a crash, `caught`, on both paths."""
+    root = commit(write_files(tmp_path / "project", HOOK))
+    assert _plain_suite_exit(root) == 0
+    assert _by_hand_exit(root, "pkg/report.py", 'SUFFIX = "!"', "SUFFIX = None") == 3
+    assert _by_hand_exit(root, "pkg/report.py", "outcome + SUFFIX", "None + SUFFIX") == 3
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    fresh, forked = (mutants[m]["guardcheck"] for m in ("suffix-none", "label-raises"))
+    assert (fresh["executionPath"], forked["executionPath"]) == ("subprocess", "fork")
+    assert fresh["verdict"] == forked["verdict"] == "caught"
+    assert fresh["reason"].startswith("crash: pytest INTERNALERROR: TypeError")
 
 
 def test_xdist_in_addopts_is_turned_off_and_gives_the_same_verdicts(tmp_path):
