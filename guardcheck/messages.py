@@ -99,6 +99,9 @@ class FreshSpec:
     # mutant in place there, and the run's own pytest basetemp.
     swaps: list[SwapFile] = field(default_factory=list)
     basetemp: str = ""
+    # A new interpreter (not forked from the zygote): with `on_disk`, a module imported
+    # before the run's plugin loaded was imported from the mutated file.
+    new_interpreter: bool = False
 
 
 @dataclass(frozen=True)
@@ -220,6 +223,9 @@ class ChildReport:
     source_reads: dict[str, list[str]] = field(default_factory=dict)
     # Baseline: project modules the tests imported from the user's tree (child/origins.py)
     foreign: list[str] = field(default_factory=list)
+    # A fresh run: mutated files whose module was imported before the run could serve
+    # the mutant (child/preloaded.py); only a new interpreter with them on disk can.
+    preloaded: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from guardcheck.child.preloaded import imported_from, not_served_reason
 from guardcheck.child.sourcereads import SourceReads, watch_text_reads
 from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec, SwapFile
 
@@ -126,6 +127,12 @@ def serve_mutant(spec: FollowSpec) -> None:
     setattr(builtins, MARKER, FileMarker(evidence))
     test = os.environ.get(FOLLOW_TEST_ENV, "")
     from_disk = os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), FROM_DISK)
+    # Imported at start by a .pth file, before this bootstrap: from the file on disk.
+    for real in imported_from(modules):
+        if spec.on_disk:
+            append_line(evidence, f"imported at interpreter start from the mutant on disk: {real}")
+        else:
+            append_line(from_disk, f"{test}\t{not_served_reason([real])} (in a subprocess)")
     if not spec.on_disk:
         # A linter or a test's helper reading the file's text reads the original.
         def read(real: str) -> None:

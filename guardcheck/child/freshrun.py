@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -29,6 +30,7 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
+from guardcheck.child.preloaded import imported_from, not_served_reason
 from guardcheck.child.syspath import drop_repeated_entries
 from guardcheck.model import TestOutcome, function_id
 
@@ -63,7 +65,9 @@ _spec = _load()
 _served: ServedModules | None = None
 _follower: Follower | None = None
 _reads: DiskReads | None = None
+_preloaded: list[str] = []  # mutated files imported before the import hook (preloaded.py)
 if _spec is not None:
+    _preloaded = imported_from(os.path.realpath(f.filename) for f in _spec.files)
     _served = ServedModules({os.path.realpath(f.filename): f.mutated for f in _spec.files})
     _served.install()
     _follower = _follow(_spec, _served)
@@ -87,16 +91,21 @@ class Evidence(Protocol):
 
 
 class ServedEvidence:
-    """A fresh interpreter: the served module's code ran (its change is module-level)."""
+    """A fresh interpreter: the served module's code ran (its change is module-level), or
+    a new interpreter imported it at its start from the mutated file on disk."""
 
-    def __init__(self, served: ServedModules) -> None:
+    def __init__(self, served: ServedModules, at_start: list[str]) -> None:
         self.served = served
+        self.at_start = at_start
 
     def seen(self, failed: bool) -> bool:
-        return bool(self.served.executed)
+        return bool(self.served.executed or self.at_start)
 
     def names(self) -> list[str]:
-        return list(self.served.executed)
+        at_start = [
+            f"imported at interpreter start from the mutant on disk: {p}" for p in self.at_start
+        ]
+        return [*self.served.executed, *at_start]
 
 
 class FreshRun:
@@ -106,8 +115,10 @@ class FreshRun:
         evidence: Evidence,
         follower: Follower,
         reads: DiskReads | None,
+        unserved: Sequence[str] = (),
     ) -> None:
         self.spec = spec
+        self.unserved = list(unserved)  # mutated files that hold the original here
         self.internal_error: str | None = None  # pytest's own machinery raised
         self.evidence = evidence
         self.follower = follower
@@ -198,13 +209,19 @@ class FreshRun:
             log.append("not collected in the mutated session: " + ", ".join(self.missing))
         if self.stand_ins:
             log.append("collected under ids the baseline lacks: " + ", ".join(self.stand_ins))
+        unfollowed = {**self.follower.unfollowed(), **(reads.found if reads else {})}
+        from_disk = self.follower.from_disk() | set(reads.found if reads else {})
+        if self.unserved:  # the whole run, collection included: "" stands for no test
+            unfollowed[""] = not_served_reason(self.unserved)
+            from_disk.add("")
         report = messages.ChildReport(
             tests=self.recorder.results(),
             evidence=[*self.evidence.names(), *self.follower.evidence()],
             collect_errors=self.collect_errors,
             log="\n".join(log),
-            unfollowed={**self.follower.unfollowed(), **(reads.found if reads else {})},
-            from_disk=sorted(self.follower.from_disk() | set(reads.found if reads else {})),
+            unfollowed=unfollowed,
+            from_disk=sorted(from_disk),
+            preloaded=self.unserved,
             crash=f"pytest INTERNALERROR: {self.internal_error}" if self.internal_error else None,
         )
         messages.send(self.out, report)
@@ -274,7 +291,11 @@ def pytest_collection_modifyitems() -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if _spec is None or _served is None or _follower is None:
         return
-    register(config, FreshRun(_spec, ServedEvidence(_served), _follower, _reads))
+    # Imported before the hook: from the mutant only in a new interpreter with it on disk.
+    from_mutant = _spec.on_disk and _spec.new_interpreter
+    at_start, unserved = (_preloaded, []) if from_mutant else ([], _preloaded)
+    evidence = ServedEvidence(_served, at_start)
+    register(config, FreshRun(_spec, evidence, _follower, _reads, unserved))
 
 
 def register(config: pytest.Config, run: FreshRun) -> None:

@@ -58,6 +58,42 @@ def test_every_entry_gets_the_hand_applied_verdict(backend, tmp_path, by_hand):
     assert _verdicts(project, tmp_path / "report.json") == by_hand
 
 
+AT_START = {
+    "tests/test_unused.py": (
+        "import fidlib\n\n\ndef test_unused_is_one():\n    assert fidlib.UNUSED == 1\n"
+    ),
+    "src/fidlib/extra.py": "def double(x: int) -> int:\n    return 2 * x\n",
+    "tests/test_extra.py": (
+        "import subprocess\nimport sys\n\n\ndef test_double_in_a_subprocess():\n"
+        '    code = "import fidlib.extra as e; print(e.double(2))"\n'
+        "    done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)\n"
+        '    assert done.stdout.strip() == "4"\n'
+    ),
+    "mutations/extra.toml": (
+        '[[mutation]]\nid = "triple"\nsummary = "Triples: only a subprocess runs it."\n'
+        'file = "src/fidlib/extra.py"\nscope = "double"\nfind = "2 * x"\nreplace = "3 * x"\n'
+    ),
+}
+
+
+def test_a_module_imported_at_interpreter_start_gets_the_hand_applied_verdict(tmp_path):
+    """A project module imported before any pytest plugin loads (here by a .pth file; by
+    pytest itself when the project is one of its dependencies, as pluggy 1.7.0 in the
+    corpus) held the original in every fresh run, forked from the warm zygote that had
+    imported it: its module-level mutants never ran, an `error`, or `survived` when a
+    test that read the file ran again with it on disk. And a test's subprocess imports
+    it before guardcheck's bootstrap can serve a forked mutant's code. Both now run
+    with the mutant written into the copy, in a new interpreter, as by hand."""
+    project = editable_project(tmp_path, "setuptools-src")
+    commit(write_files(project.root, AT_START))
+    purelib = project.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    Path(purelib.stdout.strip(), "fidlib_at_start.pth").write_text("import fidlib.extra\n")
+    hand = {entry: hand_verdict(project, entry) for entry in (*ENTRIES, "triple")}
+    # The cases that need the mutant imported at start: in-process, in a subprocess.
+    assert hand["unused-constant"] == hand["triple"] == "caught"
+    assert _verdicts(project, tmp_path / "report.json") == hand
+
+
 def _plain_suite_exit(root: Path) -> int:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],

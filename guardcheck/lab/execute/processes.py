@@ -406,9 +406,12 @@ class FreshProcess:
         self.folder = folder
         folder.mkdir()
         self.log = folder / "pytest.log"
+        # Mutated files the run found imported before it could serve them (preloaded.py).
+        self.preloaded: list[str] = []
 
         def spec_env(name: str) -> tuple[dict[str, str], Path]:
-            """A run's environment, its spec naming `name`.jsonl for results; that file."""
+            """A run's environment, its spec naming `name`.jsonl for results; that file.
+            "warm" is the zygote's fork; any other name, a new interpreter."""
             results = folder / f"{name}.jsonl"
             spec = messages.FreshSpec(
                 files,
@@ -419,6 +422,7 @@ class FreshProcess:
                 on_disk=on_disk,
                 swaps=list(swaps),
                 basetemp=str(slot.tmp),
+                new_interpreter=name != "warm",
             )
             path = folder / f"{name}.spec.json"
             path.write_text(json.dumps(dataclasses.asdict(spec)), encoding="utf-8")
@@ -505,6 +509,7 @@ class FreshProcess:
                     finished.append(line)
                 elif isinstance(line, messages.ChildReport):
                     report = line
+                    self.preloaded = line.preloaded
         if timed_out:  # only what ran before the timeout stands
             evidence = ["(reported per test)"] if any(f.evidence for f in finished) else []
             tests = [f.result for f in finished]

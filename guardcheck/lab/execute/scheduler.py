@@ -139,6 +139,9 @@ class Scheduler:
         # meanwhile instead of idling through our file writes.
         self._deferred: list[Callable[[], None]] | None = None
         self.disk = OnDisk(options.root)
+        # Real paths of mutated files a fresh run found imported before it could serve
+        # them (child/preloaded.py): their mutants run on disk, in a new interpreter.
+        self.preloaded: set[str] = set()
 
     def record(self, index: int, result: MutantResult, log: str = "") -> None:
         """A verdict reached without running anything (unviable, no coverage)."""
@@ -213,6 +216,11 @@ class Scheduler:
         served = [
             messages.ServedFile(str(self.options.root / c.path), c.mutated) for c in mutant.changes
         ]
+        unservable = self.preloaded.intersection(os.path.realpath(f.filename) for f in served)
+        if unservable and not control and not job.on_disk:
+            del self.running[job.index]
+            self._on_disk_from_start(job)
+            return
         served = served if not control else []
         if job.on_disk:
             try:
@@ -223,7 +231,9 @@ class Scheduler:
                 return
         if self._slots is None:
             self._slots = workdirs.Sandbox(self.options.root, self.scratch / "fresh-slots")
-        server: ForkServer | None = self.zygote
+        # The zygote imported the preloaded files' original: only a new interpreter
+        # imports them from the mutant written on disk.
+        server: ForkServer | None = None if unservable and not control else self.zygote
         swaps: list[messages.SwapFile] = []
         checkpoint = self._checkpoint_for(job)
         if checkpoint is not None:
@@ -319,6 +329,13 @@ class Scheduler:
 
     def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
         del self.running[job.index]
+        if job.fresh is not None and job.fresh.preloaded:
+            self.preloaded.update(job.fresh.preloaded)
+            if job.on_disk and job.control is None:
+                # Forked from the zygote, which holds the original: a new interpreter.
+                self.disk.restore()
+                self.pending.append(replace(job, fresh=None))
+                return
         if job.on_disk:
             self.disk.restore()  # before anything else starts, its control run included
         if job.control is not None:
@@ -498,6 +515,19 @@ class Scheduler:
             job.index, plan, activation, started=job.started, on_disk=True, earlier=outcome
         )
         self.pending.append(again)
+
+    def _on_disk_from_start(self, job: _Job) -> None:
+        """A fresh mutant of a file a fresh run imports before it can serve the mutant
+        (pytest's own dependency, a module a .pth file imports): queued to run alone with
+        its files written into the private copy, in a new interpreter, as by hand."""
+        why = (
+            "its module is imported before a fresh run can serve the mutant (by pytest "
+            "itself or a .pth file), so it runs with the mutant written into the private "
+            "copy, in a new interpreter"
+        )
+        job.activation = Activation(ExecutionPath.FRESH, why)
+        job.on_disk = True
+        self.pending.append(job)
 
     def _kills_in(self, mutant: Mutant) -> Counter[str]:
         found: Counter[str] = Counter()

@@ -1,0 +1,37 @@
+"""Mutated files whose module was imported before a fresh run could serve the mutant.
+
+A fresh run serves the mutated text through an import hook installed when pytest
+loads `-p guardcheck.child.freshrun`. Whatever was imported before that came from
+the file as it was: pytest's own dependencies (a project that is pluggy, iniconfig
+or packaging), modules a `.pth` file imports at interpreter start, and everything
+the warm zygote imported before it forked the run. A run in which such a module
+holds the original proves nothing about the mutant; a new interpreter started with
+the mutant written into the file imports the mutant at its start, as by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+
+
+def imported_from(paths: Iterable[str]) -> list[str]:
+    """Those of `paths` (real paths) that a module in `sys.modules` was loaded from."""
+    wanted = set(paths)
+    found: set[str] = set()
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if isinstance(filename, str) and filename.endswith(".py"):
+            real = os.path.realpath(filename)
+            if real in wanted:
+                found.add(real)
+    return sorted(found)
+
+
+def not_served_reason(paths: list[str]) -> str:
+    names = ", ".join(paths)
+    return (
+        f"{names} was imported before guardcheck could serve the mutant (at interpreter "
+        "start, by pytest itself or a .pth file), so the tests ran the original"
+    )
