@@ -250,6 +250,9 @@ class ActivationFailed:
     key: int
     error: str
     log: str = ""
+    # The module's code is pytest's assertion rewrite (codeswap.RewrittenModule): the
+    # mutant can run with its file on disk, where pytest rewrites it.
+    rewritten: bool = False
 
 
 @dataclass(frozen=True)

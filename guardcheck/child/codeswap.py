@@ -31,6 +31,13 @@ class ActivationError(Exception):
     """The child could not put the mutant in place (live code does not match the original)."""
 
 
+class RewrittenModule(ActivationError):
+    """The module's live code is pytest's assertion rewrite of its text (a pytest plugin,
+    a module given to `register_assert_rewrite`): a code swap compiled from the mutated
+    text would run without that rewrite. With the mutant written on disk, pytest's own
+    import hook rewrites it, as by hand."""
+
+
 def nested(code: types.CodeType) -> list[types.CodeType]:
     return [c for c in code.co_consts if isinstance(c, types.CodeType)]
 
@@ -192,6 +199,8 @@ def _activate_file(
         original = marshal.loads(base64.b64decode(swap.original))
         targets = [f for f in live.find(real, swap.qualname) if f.__code__ == original]
         if not targets and "<locals>" not in swap.qualname:
+            if assert_rewritten(real):
+                raise RewrittenModule(f"pytest rewrote the asserts of {file.path} on import")
             raise ActivationError(
                 f"no live function {swap.qualname} in {file.path} matches the "
                 "original text (file changed since the catalogue was read, or rewritten "
@@ -205,6 +214,17 @@ def _activate_file(
             _set_defaults(targets, marshal.loads(base64.b64decode(swap.defaults)), applied)
             applied.notes.append(f"new defaults for {swap.qualname}")
         applied.notes.append(f"swapped {swap.qualname} ({len(targets)} live)")
+
+
+def assert_rewritten(real: str) -> bool:
+    """Whether the module imported from `real` came through pytest's assertion rewriting."""
+    from _pytest.assertion.rewrite import AssertionRewritingHook  # pytest internals, pinned
+
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.realpath(path) == real:
+            return isinstance(getattr(module, "__loader__", None), AssertionRewritingHook)
+    return False
 
 
 def _set_defaults(

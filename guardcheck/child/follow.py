@@ -40,7 +40,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from guardcheck.child.preloaded import imported_from, not_served_reason
+from guardcheck.child.preloaded import ImportsOf, imported_from, not_served_reason
 from guardcheck.child.sourcereads import SourceReads, watch_text_reads
 from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER, FollowSpec, SwapFile
 
@@ -123,16 +123,19 @@ def serve_mutant(spec: FollowSpec) -> None:
         if real in texts:
             append_line(evidence, f"served {real}")
 
-    ServedModules(modules, on_exec=executed).install()
-    setattr(builtins, MARKER, FileMarker(evidence))
     test = os.environ.get(FOLLOW_TEST_ENV, "")
     from_disk = os.path.join(os.path.dirname(os.environ[FOLLOW_ENV]), FROM_DISK)
-    # Imported at start by a .pth file, before this bootstrap: from the file on disk.
-    for real in imported_from(modules):
-        if spec.on_disk:
-            append_line(evidence, f"imported at interpreter start from the mutant on disk: {real}")
-        else:
+    if spec.on_disk:
+        # The files hold the mutant: imported as usual (rewritten by pytest, for a pytest
+        # plugin in a pytest subprocess), not served; an import of one is the evidence.
+        imports = ImportsOf(modules)
+        atexit.register(_imported_on_disk, imports, evidence)
+    else:
+        ServedModules(modules, on_exec=executed).install()
+        # Imported at start by a .pth file, before this bootstrap: the original.
+        for real in imported_from(modules):
             append_line(from_disk, f"{test}\t{not_served_reason([real])} (in a subprocess)")
+    setattr(builtins, MARKER, FileMarker(evidence))
     if not spec.on_disk:
         # A linter or a test's helper reading the file's text reads the original.
         def read(real: str) -> None:
@@ -152,6 +155,11 @@ def serve_mutant(spec: FollowSpec) -> None:
         # until the lab runs the mutant again written on disk (lab/execute/ondisk.py).
         why = f"ran {real_script} as a script, from disk, which holds the original"
         append_line(from_disk, f"{test}\t{why}")
+
+
+def _imported_on_disk(imports: ImportsOf, evidence: str) -> None:
+    for real in imports.seen():
+        append_line(evidence, f"imported from the mutant on disk: {real}")
 
 
 # coverage.py's warnings about what was or was not measured: ours to know, never the

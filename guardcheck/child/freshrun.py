@@ -30,7 +30,7 @@ from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
 from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
-from guardcheck.child.preloaded import imported_from, not_served_reason
+from guardcheck.child.preloaded import ImportsOf, imported_from, not_served_reason
 from guardcheck.child.syspath import drop_repeated_entries
 from guardcheck.model import TestOutcome, function_id
 
@@ -66,9 +66,13 @@ _served: ServedModules | None = None
 _follower: Follower | None = None
 _reads: DiskReads | None = None
 _preloaded: list[str] = []  # mutated files imported before the import hook (preloaded.py)
+_texts: dict[str, str] = {}  # real path -> the mutated text
 if _spec is not None:
     _preloaded = imported_from(os.path.realpath(f.filename) for f in _spec.files)
-    _served = ServedModules({os.path.realpath(f.filename): f.mutated for f in _spec.files})
+    # On disk, the files hold the mutant: imported as usual (by pytest's assertion rewriting
+    # too, for a plugin), not served.
+    _texts = {os.path.realpath(f.filename): f.mutated for f in _spec.files}
+    _served = ServedModules({} if _spec.on_disk else dict(_texts))
     _served.install()
     _follower = _follow(_spec, _served)
     # Collection's reads included; a run with the mutant on disk reads the mutant.
@@ -91,21 +95,19 @@ class Evidence(Protocol):
 
 
 class ServedEvidence:
-    """A fresh interpreter: the served module's code ran (its change is module-level), or
-    a new interpreter imported it at its start from the mutated file on disk."""
+    """A fresh interpreter: the served module's code ran (its change is module-level), or,
+    with the mutant on disk, the module was imported from its file."""
 
-    def __init__(self, served: ServedModules, at_start: list[str]) -> None:
+    def __init__(self, served: ServedModules, on_disk: ImportsOf) -> None:
         self.served = served
-        self.at_start = at_start
+        self.on_disk = on_disk
 
     def seen(self, failed: bool) -> bool:
-        return bool(self.served.executed or self.at_start)
+        return bool(self.served.executed or self.on_disk.seen())
 
     def names(self) -> list[str]:
-        at_start = [
-            f"imported at interpreter start from the mutant on disk: {p}" for p in self.at_start
-        ]
-        return [*self.served.executed, *at_start]
+        imported = [f"imported from the mutant on disk: {p}" for p in self.on_disk.seen()]
+        return [*self.served.executed, *imported]
 
 
 class FreshRun:
@@ -291,10 +293,11 @@ def pytest_collection_modifyitems() -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if _spec is None or _served is None or _follower is None:
         return
-    # Imported before the hook: from the mutant only in a new interpreter with it on disk.
-    from_mutant = _spec.on_disk and _spec.new_interpreter
-    at_start, unserved = (_preloaded, []) if from_mutant else ([], _preloaded)
-    evidence = ServedEvidence(_served, at_start)
+    # Imported before the hook: from the mutant only in a new interpreter with it on disk;
+    # forked from the zygote, from the original it imported.
+    unserved = [] if _spec.on_disk and _spec.new_interpreter else _preloaded
+    on_disk = [p for p in _texts if p not in unserved] if _spec.on_disk else []
+    evidence = ServedEvidence(_served, ImportsOf(on_disk))
     register(config, FreshRun(_spec, evidence, _follower, _reads, unserved))
 
 

@@ -42,7 +42,13 @@ from guardcheck import messages
 from guardcheck.child import baselineparts, workdirs
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
-from guardcheck.child.codeswap import ActivationError, LiveFunctions, activate, install_marker
+from guardcheck.child.codeswap import (
+    ActivationError,
+    LiveFunctions,
+    RewrittenModule,
+    activate,
+    install_marker,
+)
 from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture
@@ -362,7 +368,8 @@ class Host:
             applied = activate(message.files, self.live)
         except (ActivationError, ValueError, OSError) as exc:
             error = f"could not activate the mutant: {exc}"
-            self.send(messages.ActivationFailed(message.key, error, _trace()))
+            rewritten = isinstance(exc, RewrittenModule)
+            self.send(messages.ActivationFailed(message.key, error, _trace(), rewritten))
             return
         try:
             main = self.jobs.mutant(message, seen, applied.notes, applied.reexecuted, self.spawners)

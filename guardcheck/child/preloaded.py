@@ -35,3 +35,19 @@ def not_served_reason(paths: list[str]) -> str:
         f"{names} was imported before guardcheck could serve the mutant (at interpreter "
         "start, by pytest itself or a .pth file), so the tests ran the original"
     )
+
+
+class ImportsOf:
+    """Which of `paths` a module has been imported from so far, looked up again only once
+    more modules are loaded: with a mutant written on disk, importing it is its evidence."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths = list(paths)
+        self.found: list[str] = []
+        self._modules = -1  # len(sys.modules) at the last look
+
+    def seen(self) -> list[str]:
+        if self.paths and len(self.found) < len(self.paths) and len(sys.modules) != self._modules:
+            self._modules = len(sys.modules)
+            self.found = imported_from(self.paths)
+        return self.found

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from guardcheck.child.preloaded import imported_from, not_served_reason
+from guardcheck.child.preloaded import ImportsOf, imported_from, not_served_reason
 
 
 def test_a_file_an_imported_module_came_from_is_found_by_its_real_path(
@@ -45,3 +45,19 @@ def test_nothing_is_found_when_no_module_came_from_the_files(tmp_path: Path):
 def test_the_reason_names_every_file():
     reason = not_served_reason(["/p/a.py", "/p/b.py"])
     assert reason.startswith("/p/a.py, /p/b.py was imported before guardcheck could serve")
+
+
+def test_imports_of_finds_a_file_once_a_module_is_imported_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """With the mutant written on disk nothing is served: an import of the file is the
+    run's evidence, looked up again only when more modules were loaded."""
+    (tmp_path / "imports_of_probe.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    watch = ImportsOf([str(tmp_path / "imports_of_probe.py")])
+    assert watch.seen() == []
+    importlib.import_module("imports_of_probe")
+    try:
+        assert watch.seen() == [str(tmp_path / "imports_of_probe.py")]
+    finally:
+        del sys.modules["imports_of_probe"]

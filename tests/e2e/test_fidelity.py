@@ -198,6 +198,52 @@ def test_a_mutant_that_breaks_pytests_own_hooks_is_caught_as_by_hand(tmp_path):
     assert fresh["reason"].startswith("crash: pytest INTERNALERROR: TypeError")
 
 
+PLUGIN = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\nsource = ["pkg"]\ntests = ["tests"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-p pkg.plugin"\n'
+    ),
+    "pkg/__init__.py": "",
+    "pkg/plugin.py": (
+        "import pytest\n\n\ndef check_positive(x: int) -> int:\n    assert x > 0\n"
+        "    return x\n\n\n@pytest.fixture\ndef positive():\n    return check_positive\n"
+    ),
+    "tests/test_plugin.py": (
+        "import pytest\n\n\ndef test_positive(positive):\n    assert positive(2) == 2\n\n\n"
+        "def test_message(positive):\n    with pytest.raises(AssertionError) as caught:\n"
+        "        positive(-1)\n"
+        '    assert "assert -1 > 0" in str(caught.value)  # pytest rewrote the plugin\n'
+    ),
+    "mutations/plugin.toml": "".join(
+        f'[[mutation]]\nid = "{name}"\nsummary = "{name}"\nfile = "pkg/plugin.py"\n'
+        f'scope = "check_positive"\nfind = "return x"\nreplace = "return {new}"\n\n'
+        for name, new in (("plus-one", "x + 1"), ("times-one", "x * 1"))
+    ),
+}
+
+
+def test_a_mutant_of_a_module_pytest_rewrites_runs_rewritten_as_by_hand(tmp_path):
+    """A pytest plugin (`-p`, an entry point) or a module given to register_assert_rewrite
+    is imported through pytest's assertion rewriting, so its live code was not the
+    compiled text and no code swap could match it: `error`, "could not activate". And
+    a served module would skip the rewrite, so a test of the plugin's assertion message
+    fails with an equivalent mutant. The mutant now runs with its file on disk, where
+    pytest rewrites it: `x * 1` survives, `x + 1` is caught, as by hand (pytest-mock
+    3.14.0 in the corpus)."""
+    root = commit(write_files(tmp_path / "project", PLUGIN))
+    assert _plain_suite_exit(root) == 0
+    by_hand = {
+        name: "caught"
+        if _by_hand_exit(root, "pkg/plugin.py", "return x", f"return {new}")
+        else "not caught"
+        for name, new in (("plus-one", "x + 1"), ("times-one", "x * 1"))
+    }
+    assert by_hand == {"plus-one": "caught", "times-one": "not caught"}
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdicts = {name: mutants[name]["guardcheck"]["verdict"] for name in by_hand}
+    assert verdicts == {"plus-one": "caught", "times-one": "survived"}
+
+
 def test_xdist_in_addopts_is_turned_off_and_gives_the_same_verdicts(tmp_path):
     """Case 12: `addopts = "-n 2"` made `guardcheck run` say "no tests collected";
     guardcheck now gives its pytest runs `-n 0`, says so once, and the verdicts equal

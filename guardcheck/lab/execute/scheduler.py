@@ -219,7 +219,12 @@ class Scheduler:
         unservable = self.preloaded.intersection(os.path.realpath(f.filename) for f in served)
         if unservable and not control and not job.on_disk:
             del self.running[job.index]
-            self._on_disk_from_start(job)
+            why = (
+                "its module is imported before a fresh run can serve the mutant (by pytest "
+                "itself or a .pth file), so it runs with the mutant written into the private "
+                "copy, in a new interpreter"
+            )
+            self._on_disk_from_start(job, why)
             return
         served = served if not control else []
         if job.on_disk:
@@ -314,8 +319,18 @@ class Scheduler:
 
     def _on_host(self, message: messages.Message) -> None:
         if isinstance(message, messages.ActivationFailed) and message.key in self.running:
+            job = self.running[message.key]
+            if message.rewritten and job.control is None and not job.on_disk:
+                del self.running[message.key]
+                why = (
+                    "pytest rewrites the asserts of its module as it imports it (a pytest "
+                    "plugin, or a module given to register_assert_rewrite), so it runs with "
+                    "the mutant written into the private copy, where pytest rewrites it"
+                )
+                self._on_disk_from_start(job, why)
+                return
             outcome = ChildOutcome(error=message.error)
-            self._finish(self.running[message.key], outcome, message.log)
+            self._finish(job, outcome, message.log)
             return
         if not isinstance(message, messages.ChildEnded) or message.baseline:
             return
@@ -516,15 +531,10 @@ class Scheduler:
         )
         self.pending.append(again)
 
-    def _on_disk_from_start(self, job: _Job) -> None:
-        """A fresh mutant of a file a fresh run imports before it can serve the mutant
-        (pytest's own dependency, a module a .pth file imports): queued to run alone with
-        its files written into the private copy, in a new interpreter, as by hand."""
-        why = (
-            "its module is imported before a fresh run can serve the mutant (by pytest "
-            "itself or a .pth file), so it runs with the mutant written into the private "
-            "copy, in a new interpreter"
-        )
+    def _on_disk_from_start(self, job: _Job, why: str) -> None:
+        """A mutant neither a code swap nor a served module can put in place as by hand
+        (`why`): queued to run alone with its files written into the private copy, in a
+        fresh run (a new interpreter for files the zygote imported)."""
         job.activation = Activation(ExecutionPath.FRESH, why)
         job.on_disk = True
         self.pending.append(job)
