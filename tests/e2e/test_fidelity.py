@@ -539,12 +539,13 @@ FORK_PROBED = {
     "pkg/calc.py": "def double(x: int) -> int:\n    return x * 2\n",
     # All of them run the changed line. Fastest first: the 29 quick ones (the first probe
     # takes 8), then the killer, then the 150 slow ones; in the suite's order it is last.
+    # Ten times the killer's sleep: on a loaded machine it still ranks before them.
     "tests/test_calc.py": (
         "import time\n\nimport pytest\n\nfrom pkg.calc import double\n\n\n"
         "@pytest.mark.parametrize('i', range(29))\ndef test_quick(i):\n"
         "    assert double(0) == 0\n\n\n"
         "@pytest.mark.parametrize('i', range(150))\ndef test_slow(i):\n"
-        "    time.sleep(0.002)\n    assert double(0) == 0\n\n\n"
+        "    time.sleep(0.005)\n    assert double(0) == 0\n\n\n"
         "def test_killer():\n    time.sleep(0.0005)\n    assert double(2) == 4\n"
     ),
     "mutations/calc.toml": (
