@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guardcheck.child.importhook import ServedModules, cache_source
+from guardcheck.child.preloaded import modules_from
 from guardcheck.messages import MARKER, SwapFile
 
 Path_ = tuple[int, ...]  # ordinal path of nested code objects, from the module code
@@ -220,11 +221,8 @@ def assert_rewritten(real: str) -> bool:
     """Whether the module imported from `real` came through pytest's assertion rewriting."""
     from _pytest.assertion.rewrite import AssertionRewritingHook  # pytest internals, pinned
 
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if isinstance(path, str) and os.path.realpath(path) == real:
-            return isinstance(getattr(module, "__loader__", None), AssertionRewritingHook)
-    return False
+    module = modules_from([real]).get(real)
+    return isinstance(getattr(module, "__loader__", None), AssertionRewritingHook)
 
 
 def _set_defaults(

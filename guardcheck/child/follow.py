@@ -133,16 +133,16 @@ def serve_mutant(spec: FollowSpec) -> None:
     else:
         ServedModules(modules, on_exec=executed).install()
         # Imported at start by a .pth file, before this bootstrap: the original.
-        for real in imported_from(modules):
-            append_line(from_disk, f"{test}\t{not_served_reason([real])} (in a subprocess)")
-    setattr(builtins, MARKER, FileMarker(evidence))
-    if not spec.on_disk:
+        if preloaded := imported_from(modules):
+            append_line(from_disk, f"{test}\t{not_served_reason(preloaded)} (in a subprocess)")
+
         # A linter or a test's helper reading the file's text reads the original.
         def read(real: str) -> None:
             why = f"read {real} from disk, which holds the original (in a subprocess)"
             append_line(from_disk, f"{test}\t{why}")
 
         watch_text_reads(modules.__contains__, read)
+    setattr(builtins, MARKER, FileMarker(evidence))
     script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c", "-m") else ""
     real_script = os.path.realpath(script) if script else ""
     if real_script in modules and spec.on_disk:

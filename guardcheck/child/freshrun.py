@@ -68,10 +68,10 @@ _reads: DiskReads | None = None
 _preloaded: list[str] = []  # mutated files imported before the import hook (preloaded.py)
 _texts: dict[str, str] = {}  # real path -> the mutated text
 if _spec is not None:
-    _preloaded = imported_from(os.path.realpath(f.filename) for f in _spec.files)
+    _texts = {os.path.realpath(f.filename): f.mutated for f in _spec.files}
+    _preloaded = imported_from(_texts)
     # On disk, the files hold the mutant: imported as usual (by pytest's assertion rewriting
     # too, for a plugin), not served.
-    _texts = {os.path.realpath(f.filename): f.mutated for f in _spec.files}
     _served = ServedModules({} if _spec.on_disk else dict(_texts))
     _served.install()
     _follower = _follow(_spec, _served)

@@ -13,20 +13,27 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 from collections.abc import Iterable
 
 
-def imported_from(paths: Iterable[str]) -> list[str]:
-    """Those of `paths` (real paths) that a module in `sys.modules` was loaded from."""
+def modules_from(paths: Iterable[str]) -> dict[str, types.ModuleType]:
+    """Real path -> the module in `sys.modules` loaded from it, for those of `paths`
+    (real paths of .py files) that one was."""
     wanted = set(paths)
-    found: set[str] = set()
+    found: dict[str, types.ModuleType] = {}
     for module in list(sys.modules.values()):
         filename = getattr(module, "__file__", None)
         if isinstance(filename, str) and filename.endswith(".py"):
             real = os.path.realpath(filename)
             if real in wanted:
-                found.add(real)
-    return sorted(found)
+                found.setdefault(real, module)
+    return found
+
+
+def imported_from(paths: Iterable[str]) -> list[str]:
+    """Those of `paths` (real paths) that a module in `sys.modules` was loaded from."""
+    return sorted(modules_from(paths))
 
 
 def not_served_reason(paths: list[str]) -> str:
