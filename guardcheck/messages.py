@@ -221,6 +221,9 @@ class ChildReport:
     spawners: list[str] = field(default_factory=list)  # baseline: tests that started processes
     # Baseline: real path of a source file -> the tests that opened it (child/sourcereads.py)
     source_reads: dict[str, list[str]] = field(default_factory=dict)
+    # Baseline: those of `source_reads` whose every read in the test's own process went
+    # through linecache, which a mutant's run fills with the mutated text
+    linecache_reads: dict[str, list[str]] = field(default_factory=dict)
     # Baseline: project modules the tests imported from the user's tree (child/origins.py)
     foreign: list[str] = field(default_factory=list)
     # A fresh run: mutated files whose module was imported before the run could serve

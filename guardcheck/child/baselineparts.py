@@ -75,6 +75,7 @@ def merge(parts: Sequence[messages.ChildEnded], order: dict[str, int]) -> messag
         unfollowed={k: v for r in reports for k, v in r.unfollowed.items()},
         spawners=sorted({s for r in reports for s in r.spawners}),
         source_reads=_merged_reads(reports),
+        linecache_reads=_merged_linecache_reads(reports),
         foreign=sorted({f for r in reports for f in r.foreign}),
     )
     return messages.ChildEnded(baseline=True, key=parts[0].key, report=merged, current=None)
@@ -86,3 +87,16 @@ def _merged_reads(reports: Sequence[messages.ChildReport]) -> dict[str, list[str
         for path, tests in report.source_reads.items():
             merged.setdefault(path, set()).update(tests)
     return {path: sorted(tests) for path, tests in sorted(merged.items())}
+
+
+def _merged_linecache_reads(reports: Sequence[messages.ChildReport]) -> dict[str, list[str]]:
+    """A test's read counts as through linecache only if no part saw it read otherwise."""
+    cached: dict[str, set[str]] = {}
+    otherwise: dict[str, set[str]] = {}
+    for report in reports:
+        for path, tests in report.source_reads.items():
+            through = set(report.linecache_reads.get(path, ()))
+            cached.setdefault(path, set()).update(through)
+            otherwise.setdefault(path, set()).update(set(tests) - through)
+    merged = {path: tests - otherwise.get(path, set()) for path, tests in cached.items()}
+    return {path: sorted(tests) for path, tests in sorted(merged.items()) if tests}

@@ -91,17 +91,16 @@ class Jobs:
             }
         _merge_followed(coverage, follower, index)
         checkers = mypy_items(self.items.values())
+        groups, unseen = shared_readers(checkers), type_checked(checkers, coverage)
         report = messages.ChildReport(
             tests=results,
             coverage=coverage,
             log=self._log(),
             unfollowed=follower.unfollowed(),
             spawners=follower.spawners(),
-            source_reads=_with_followed_reads(
-                reads,
-                follower,
-                shared_readers(checkers),
-                type_checked(checkers, coverage),
+            source_reads=_with_followed_reads(reads.found, follower, groups, unseen),
+            linecache_reads=_only_through_linecache(
+                reads, _with_followed_reads({}, follower, groups, unseen), groups
             ),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),
@@ -214,15 +213,15 @@ def _merge_followed(
 
 
 def _with_followed_reads(
-    reads: SourceReads,
+    found: dict[str, set[str]],
     follower: Follower,
     groups: dict[str, list[str]],
     unseen: dict[str, list[str]],
 ) -> dict[str, list[str]]:
-    """The source files the tests read, themselves or in the processes they started;
-    a read by one test of a group that shares what it read (`groups`) is all of theirs';
-    `unseen`: reads no hook sees (a type checker's)."""
-    found = {path: set(tests) for path, tests in reads.found.items()}
+    """The source files the tests read (`found`: in their own process), also in the
+    processes they started; a read by one test of a group that shares what it read
+    (`groups`) is all of theirs'; `unseen`: reads no hook sees (a type checker's)."""
+    found = {path: set(tests) for path, tests in found.items()}
     for test, path in follower.source_reads():
         if test:
             found.setdefault(path, set()).add(test)
@@ -231,6 +230,20 @@ def _with_followed_reads(
     for tests in found.values():
         tests.update(*(groups.get(test, ()) for test in list(tests)))
     return {path: sorted(tests) for path, tests in sorted(found.items())}
+
+
+def _only_through_linecache(
+    reads: SourceReads, elsewhere: dict[str, list[str]], groups: dict[str, list[str]]
+) -> dict[str, list[str]]:
+    """The tests whose every read of a file went through linecache in their own process:
+    not one that also read it in a process it started or as a type checker (`elsewhere`),
+    nor one of a group that shares what it read (`groups`)."""
+    only: dict[str, list[str]] = {}
+    for path, tests in reads.through_linecache().items():
+        kept = [t for t in tests if t not in elsewhere.get(path, ()) and t not in groups]
+        if kept:
+            only[path] = kept
+    return only
 
 
 def _announcer(out: int) -> Callable[[pytest.Item], None]:

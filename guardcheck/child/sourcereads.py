@@ -13,10 +13,17 @@ module's code runs, so coverage already knows. Nor is the source line a
 warning's message quotes (formatted as pytest records the warning), which says
 nothing about the text, nor Hypothesis' scan of the project's constants, which
 a mutant's run hands the mutated text (child/hypothesis_constants.py).
+
+A read through `linecache` (a traceback's source lines, `inspect.getsource`) selects
+the test all the same, but needs no run with the file on disk: a mutant's run puts
+the mutated text in linecache before any test (child/codeswap.py, child/importhook.py),
+so such a read gets the mutant, as by hand, and one that goes to disk all the same
+is seen in the run itself (child/diskreads.py).
 """
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import warnings
@@ -29,6 +36,7 @@ _IMPORTING = ("<frozen importlib._bootstrap_external>", "get_code")
 # about to run (`python pkg/cli.py`), and for path entries.
 _ZIPIMPORT = "<frozen zipimport>"
 _WARNINGS_FILE = warnings.__file__
+_LINECACHE_FILE = linecache.__file__
 _HYPOTHESIS_CONSTANTS = os.path.join("hypothesis", "internal", "constants_ast.py")
 _FRAMES_TO_CHECK = 6
 
@@ -37,7 +45,8 @@ class SourceReads:
     """An audit hook on `open` under the source roots; `found` maps real path -> tests.
 
     `record`, if given, is told each (test, real path) as well: a followed process
-    writes it to a file its child reads back (child/follow.py).
+    writes it to a file its child reads back (child/follow.py). Without it (the test
+    process itself), `direct` keeps the reads that did not go through linecache.
     """
 
     def __init__(
@@ -47,13 +56,19 @@ class SourceReads:
         self._record = record
         self.current = ""  # the running test's id ("" outside a test)
         self.found: dict[str, set[str]] = {}
-        if self._roots:
-            watch_text_reads(self._inside, self._read)  # for good: a baseline process
+        self.direct: dict[str, set[str]] = {}
+        if self._roots:  # for good: a baseline process
+            cached = self._read_cached if record is None else None
+            watch_text_reads(self._inside, self._read, cached)
 
     def _inside(self, real: str) -> bool:
         return bool(self.current) and real.startswith(self._roots)
 
     def _read(self, real: str) -> None:
+        self.direct.setdefault(real, set()).add(self.current)
+        self._read_cached(real)
+
+    def _read_cached(self, real: str) -> None:
         tests = self.found.setdefault(real, set())
         if self.current not in tests:
             tests.add(self.current)
@@ -63,9 +78,22 @@ class SourceReads:
     def by_file(self) -> dict[str, list[str]]:
         return {path: sorted(tests) for path, tests in sorted(self.found.items())}
 
+    def through_linecache(self) -> dict[str, list[str]]:
+        """Real path -> the tests whose every read of it went through linecache."""
+        only = {
+            path: sorted(tests - self.direct.get(path, set()))
+            for path, tests in sorted(self.found.items())
+        }
+        return {path: tests for path, tests in only.items() if tests}
 
-def watch_text_reads(wanted: Callable[[str], bool], on_read: Callable[[str], None]) -> None:
-    """Call `on_read(real path)` whenever this process opens a wanted .py file to read it."""
+
+def watch_text_reads(
+    wanted: Callable[[str], bool],
+    on_read: Callable[[str], None],
+    cached: Callable[[str], None] | None = None,
+) -> None:
+    """Call `on_read(real path)` whenever this process opens a wanted .py file to read it;
+    `cached(real path)` instead, if given, when linecache opens it."""
 
     def audit(event: str, args: tuple[object, ...]) -> None:
         name = opened_name(event, args)
@@ -76,7 +104,11 @@ def watch_text_reads(wanted: Callable[[str], bool], on_read: Callable[[str], Non
         # which runs it; coverage sees that, and follow.py handles a mutated script.
         # (sys._getframe(1) would raise there, and a raising hook fails the open.)
         caller = sys._getframe(0).f_back
-        if caller is not None and wanted(real) and not _not_a_read(caller):
+        if caller is None or not wanted(real) or _not_a_read(caller):
+            return
+        if cached is not None and _from(caller, _LINECACHE_FILE):
+            cached(real)
+        else:
             on_read(real)
 
     sys.addaudithook(audit)
@@ -98,6 +130,18 @@ def opened_name(event: str, args: tuple[object, ...]) -> str | None:
 def _as_root(path: str) -> str:
     """A folder as a prefix that matches only what is inside it; a file as itself."""
     return path if path.endswith(".py") else path.rstrip(os.sep) + os.sep
+
+
+def _from(caller: FrameType, filename: str) -> bool:
+    """Whether one of the first few frames up from `caller` runs code of `filename`."""
+    frame: FrameType | None = caller
+    for _ in range(_FRAMES_TO_CHECK):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename == filename:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _not_a_read(caller: FrameType) -> bool:

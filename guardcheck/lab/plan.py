@@ -67,6 +67,9 @@ class RunPlan:
     # a tool with a cache (mypy's checks a file's size and mtime) skips reading a file it
     # has seen. They run again with the mutant on disk (lab/execute/scheduler.py).
     readers: tuple[str, ...] = ()
+    # Those that read it only through linecache, which a mutant's run fills with the
+    # mutated text: their run in memory read the mutant, as by hand.
+    linecache_readers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -260,6 +263,7 @@ def plan_mutant(
     timeout_constant: float = RunOptions.timeout_constant,
     unfollowed: Mapping[str, str] | None = None,
     readers: Mapping[str, Mapping[str, str]] | None = None,
+    cached_readers: Mapping[str, Collection[str]] | None = None,
     collected_in: Collection[str] = (),
 ) -> MutantPlan:
     """Order: named killers first (declared order), then covering tests, fastest first
@@ -274,7 +278,9 @@ def plan_mutant(
     `unfollowed` (node id -> reason) are tests whose processes coverage could
     not see into: they are selected whatever the coverage says; so are `readers`
     (root-relative file -> node id -> reason), tests that read a mutated file's
-    text in the baseline. `collected_in`
+    text in the baseline; those of them in `cached_readers` (file -> node ids) read it
+    only through linecache, so their run in memory already reads the mutant and they are
+    not the plan's `readers` (which a pass sends to a run on disk). `collected_in`
     are test files whose collection alone ran the changed code (for a fresh
     interpreter): what it computed then is theirs, so their tests are selected.
     """
@@ -284,11 +290,15 @@ def plan_mutant(
     for nodeid, reason in (unfollowed or {}).items():
         covering.setdefault(nodeid, reason)
     read: set[str] = set()
+    through_linecache: set[str] = set()
     for change in mutant.changes if readers else ():
         for nodeid, reason in readers.get(change.path, {}).items():
             # The read says more than a line run: the test depends on all of the text.
             covering[nodeid] = reason
-            read.add(nodeid)
+            if nodeid in (cached_readers or {}).get(change.path, ()):
+                through_linecache.add(nodeid)
+            else:
+                read.add(nodeid)
     for test in baseline if collected_in else ():
         file = test.nodeid.split("::")[0]
         if file in collected_in:
@@ -333,7 +343,17 @@ def plan_mutant(
     timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
     selection = tuple(why(t.nodeid) for t in baseline)
     reading = tuple(n for n in tests if n in read)
-    return RunPlan(mutant, tests, selection, timeout, must_run, fixed=len(named), readers=reading)
+    cached = tuple(n for n in tests if n in through_linecache - read)
+    return RunPlan(
+        mutant,
+        tests,
+        selection,
+        timeout,
+        must_run,
+        fixed=len(named),
+        readers=reading,
+        linecache_readers=cached,
+    )
 
 
 @lru_cache(maxsize=1 << 16)

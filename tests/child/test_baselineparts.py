@@ -51,3 +51,22 @@ def test_a_red_crashed_timed_out_or_silent_part_is_not_clean():
     assert clean([good, good])
     for bad in (red, errored, timed_out, silent, crashed):
         assert not clean([good, bad])
+
+
+def test_a_read_is_through_linecache_only_if_no_part_saw_it_read_otherwise():
+    """Each part says which of its tests read a file only through linecache; a test
+    another part reports as reading it otherwise (a plugin's group shares its reads)
+    needs the run on disk after all."""
+
+    def reads(source: dict, cached: dict) -> messages.ChildEnded:
+        report = messages.ChildReport(
+            tests=[], coverage={}, source_reads=source, linecache_reads=cached
+        )
+        return messages.ChildEnded(baseline=True, key=1, report=report, current=None)
+
+    first = reads({"m.py": ["t::a", "t::b"]}, {"m.py": ["t::a"]})
+    second = reads({"m.py": ["t::a", "t::c"], "n.py": ["t::c"]}, {"m.py": ["t::c"]})
+    merged = merge([first, second], {})
+    assert merged.report is not None
+    assert merged.report.source_reads == {"m.py": ["t::a", "t::b", "t::c"], "n.py": ["t::c"]}
+    assert merged.report.linecache_reads == {"m.py": ["t::c"]}

@@ -24,12 +24,17 @@ DRIVER = textwrap.dedent(
     reads = SourceReads([str(Path(sys.argv[1]) / "pkg")])
     reads.current = sys.argv[2]
     exec(sys.argv[3])
-    print(json.dumps(reads.by_file()))
+    print(json.dumps([reads.by_file(), reads.through_linecache()]))
     """
 )
 
 
 def _reads(tmp_path: Path, action: str, test: str = "tests/test_x.py::test_x") -> dict:
+    return _both(tmp_path, action, test)[0]
+
+
+def _both(tmp_path: Path, action: str, test: str = "tests/test_x.py::test_x") -> list[dict]:
+    """Every read of the package's files, and those only through linecache (by file name)."""
     package = tmp_path / "pkg"
     package.mkdir(exist_ok=True)
     (package / "__init__.py").write_text("")
@@ -44,7 +49,7 @@ def _reads(tmp_path: Path, action: str, test: str = "tests/test_x.py::test_x") -
         text=True,
         check=True,
     )
-    return {Path(k).name: v for k, v in json.loads(done.stdout).items()}
+    return [{Path(k).name: v for k, v in found.items()} for found in json.loads(done.stdout)]
 
 
 def test_reading_a_source_files_text_is_a_read_by_the_running_test(tmp_path):
@@ -55,6 +60,32 @@ def test_reading_a_source_files_text_is_a_read_by_the_running_test(tmp_path):
 def test_inspect_getsource_reads_the_file(tmp_path):
     found = _reads(tmp_path, "import pkg.mod; inspect.getsource(pkg.mod.f)")
     assert found == {"mod.py": ["tests/test_x.py::test_x"]}
+
+
+def test_a_read_through_linecache_is_a_read_that_a_mutants_run_serves_from_memory(tmp_path):
+    """A traceback's source lines and `inspect.getsource` come through linecache, which a
+    mutant's run fills with the mutated text: still a read (the test is selected), but one
+    a pass in memory already made of the mutant, as by hand (found on jinja2 3.1.4)."""
+    test = "tests/test_x.py::test_x"
+    through_inspect = "import pkg.mod; inspect.getsource(pkg.mod.f)"
+    assert _both(tmp_path, through_inspect) == [{"mod.py": [test]}, {"mod.py": [test]}]
+    action = (  # f's warning as an error: a traceback with a frame in pkg/mod.py
+        "import traceback, pkg.mod\n"
+        "warnings.simplefilter('error')\n"
+        "try:\n    pkg.mod.f()\n"
+        "except DeprecationWarning as exc:\n"
+        "    traceback.format_exception(exc)\n"
+    )
+    assert _both(tmp_path, action) == [{"mod.py": [test]}, {"mod.py": [test]}]
+
+
+def test_a_direct_read_is_not_one_through_linecache_even_beside_one(tmp_path):
+    test = "tests/test_x.py::test_x"
+    action = (
+        "import pkg.mod; inspect.getsource(pkg.mod.f)\n"
+        "Path(sys.argv[1], 'pkg', 'mod.py').read_text()"
+    )
+    assert _both(tmp_path, action) == [{"mod.py": [test]}, {}]
 
 
 def test_an_import_is_no_read(tmp_path):

@@ -866,6 +866,85 @@ def test_a_test_that_reads_a_files_text_without_running_it_is_selected(
     assert (verdict["executionPath"], verdict["executionPathReason"]) == ("subprocess", ON_DISK)
 
 
+def _traceback_shows(needle: str) -> dict[str, str]:
+    """GIT_CLEAN with a test that formats a traceback through app/core.py (linecache
+    reads its lines then) and asserts that the text shows `needle`."""
+    return {
+        **GIT_CLEAN,
+        "app/core.py": (
+            "def check(x: int) -> int:\n    if x < 0:\n"
+            '        raise ValueError("negative: " + str(x))\n    return x\n'
+        ),
+        "tests/test_core.py": (
+            "import traceback\n\nimport pytest\n\nfrom app.core import check\n\n\n"
+            "def test_check_keeps_positives():\n    assert check(1) == 1\n\n\n"
+            "def test_the_traceback_shows_the_line():\n"
+            "    with pytest.raises(ValueError) as info:\n        check(-1)\n"
+            "    text = ''.join(traceback.format_exception(info.value))\n"
+            f"    assert {needle!r} in text\n"
+        ),
+        "mutations/core.toml": (
+            '[[mutation]]\nid = "int-of-int"\nsummary = "The same number, spelt otherwise."\n'
+            'file = "app/core.py"\nscope = "check"\nfind = "str(x)"\nreplace = "str(int(x))"\n'
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    ("needle", "hand_exit"),
+    [
+        ("str(x))", 1),  # the line's text: by hand the traceback shows the mutant's
+        ("ValueError: negative: -1", 0),  # the message: the same with the mutant
+    ],
+)
+def test_a_traceback_read_in_the_baseline_needs_no_run_on_disk(tmp_path, needle, hand_exit):
+    """Regression (found on jinja2 3.1.4, held out): a test whose traceback quoted a
+    mutated file's lines read that file through linecache in the baseline, so it counted
+    as reading the file's text, and each of its mutants' passes ran again with the file on
+    disk, one at a time (64 of jinja2's 702 mutants, most of a 93 s sweep). A mutant's
+    run puts the mutated text in linecache, so in memory the traceback already shows the
+    mutant, as by hand: the test is still selected, and its pass now stands."""
+    root = commit(write_files(tmp_path / "project", _traceback_shows(needle)))
+    assert _by_hand_exit(root, "app/core.py", "str(x)", "str(int(x))") == hand_exit
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["int-of-int"]["guardcheck"]
+    assert (verdict["verdict"] in CAUGHT) == bool(hand_exit), verdict["reason"]
+    assert verdict["executionPath"] == "fork", verdict["executionPathReason"]
+    selected = {s["test"] for s in verdict["selection"] if s["selected"]}
+    assert "tests/test_core.py::test_the_traceback_shows_the_line" in selected
+
+
+@pytest.mark.parametrize(
+    ("needle", "hand_exit"),
+    [
+        ("'1.0'", 1),  # the text decides: the mutant is caught by hand
+        ("def version", 0),  # it does not: the mutant survives by hand
+    ],
+)
+def test_a_test_that_reads_a_functions_source_without_running_it_is_judged_in_memory(
+    tmp_path, needle, hand_exit
+):
+    """A test that reads `version`'s text with `inspect.getsource` and never calls it: the
+    only test that can notice its mutant. Its read goes through linecache, which the
+    mutant's run fills with the mutated text, so in memory it reads the mutant, as by
+    hand: its pass is evidence, and so is its failure, which a control run confirms
+    (before, a failure was `error`, "failed although the mutated code never ran")."""
+    files = _reads_unrun_text(needle, in_subprocess=False)
+    files["tests/test_core.py"] = files["tests/test_core.py"].replace(
+        "import subprocess\n", "import inspect\nimport subprocess\n"
+    ).replace("Path(path).read_text()", "inspect.getsource(app.core.version)")
+    root = commit(write_files(tmp_path / "project", files))
+    assert _by_hand_exit(root, "app/core.py", "'1.0'", "'2.0'") == hand_exit
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["bump"]["guardcheck"]
+    expected = "caught" if hand_exit else "survived"
+    assert verdict["verdict"] == expected, verdict["reason"]
+    assert verdict["executionPath"] == "fork", verdict["executionPathReason"]
+    selected = {s["test"]: s["reason"] for s in verdict["selection"] if s["selected"]}
+    reader = "tests/test_core.py::test_the_version_is_written_down"
+    assert selected == {reader: "read app/core.py from disk in the baseline"}
+
+
 MYPY_PLUGIN = {
     "pyproject.toml": (
         '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\nsource = ["app"]\n'

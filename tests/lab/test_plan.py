@@ -377,3 +377,21 @@ def test_a_line_under_a_memoizing_decorator_selects_every_test_after_its_own():
     reasons = {s.nodeid: s.reason for s in plan.selection}
     assert reasons["t.py::medium"] == "executes c.py:6"
     assert reasons["t.py::fast"] == "may call c.py:table, whose cache keeps what line 6 computed"
+
+
+def test_a_reader_through_linecache_is_selected_but_is_not_sent_to_a_run_on_disk():
+    """Regression (jinja2 3.1.4): a test whose traceback quoted m.py in the baseline read
+    it through linecache; its passes went to a run with the file on disk. A mutant's run
+    has the mutated text in linecache, so the reader is selected and its pass stands."""
+    readers = {"m.py": {"t.py::other": "read m.py from disk in the baseline"}}
+    change = mutant("a + b", "a - b")
+    plan = plan_mutant(change, BASELINE, COVERAGE, readers=readers)
+    assert isinstance(plan, RunPlan)
+    assert "t.py::other" in plan.tests
+    assert plan.readers == ("t.py::other",)
+    cached = plan_mutant(
+        change, BASELINE, COVERAGE, readers=readers, cached_readers={"m.py": {"t.py::other"}}
+    )
+    assert isinstance(cached, RunPlan)
+    assert cached.tests == plan.tests
+    assert cached.readers == ()

@@ -176,6 +176,16 @@ def source_readers(runs: Sequence[messages.ChildEnded], root: Path) -> dict[str,
     return readers
 
 
+def linecache_readers(runs: Sequence[messages.ChildEnded], root: Path) -> dict[str, set[str]]:
+    """Root-relative source file -> those of its readers that read it only through linecache
+    (a traceback's lines, `inspect.getsource`): selected all the same, but their run in
+    memory reads the mutated text, so a pass needs no run with the file on disk."""
+    report = runs[0].report if runs else None
+    if report is None:
+        return {}
+    return {relative(f, root): set(tests) for f, tests in report.linecache_reads.items()}
+
+
 def unfollowed_tests(runs: Sequence[messages.ChildEnded]) -> dict[str, str]:
     """Tests that started a process guardcheck could not follow -> why, as selection reasons.
 

@@ -356,6 +356,7 @@ class Scheduler:
         if job.control is not None:
             self._control_finished(job.control, outcome)
             return
+        outcome = _with_linecache_evidence(outcome, job.plan.linecache_readers)
         settled = needs_control(outcome) or outcome.crash or outcome.timed_out is not None
         if job.selected and not settled and (self._probe_further(job) or self._in_context(job)):
             return  # a probe that killed nothing: a second one, or the suite's order
@@ -674,6 +675,17 @@ def _with_earlier_evidence(
         evidence=outcome.evidence or earlier.evidence or read_on_disk,
         reached=outcome.reached or earlier.reached,
     )
+
+
+def _with_linecache_evidence(outcome: ChildOutcome, readers: Sequence[str]) -> ChildOutcome:
+    """A test that read a mutated file only through linecache in the baseline (a traceback's
+    lines, `inspect.getsource`) read it in this run from linecache, which holds the
+    mutated text (or from the file, which holds it on disk): it had the mutant, as by
+    hand, so its run is evidence, as a reader's on disk is (_with_earlier_evidence); and
+    it saw the changed statement, so a pass is a survivor, not `no-coverage`."""
+    if not readers or not any(test.nodeid in readers for test in outcome.tests):
+        return outcome
+    return replace(outcome, evidence=True, reached=True)
 
 
 def _all_passed(outcome: ChildOutcome) -> bool:

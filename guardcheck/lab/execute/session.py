@@ -39,6 +39,7 @@ from guardcheck.child import procs, workdirs
 from guardcheck.lab.execute.baseline import (
     BaselineFailed,
     judge_baseline,
+    linecache_readers,
     source_readers,
     unfollowed_tests,
     unmeasured_warning,
@@ -89,6 +90,7 @@ class LabSession:
         self.interrupted = False
         self.unfollowed: dict[str, str] = {}  # baseline tests whose processes went unseen
         self.readers: dict[str, dict[str, str]] = {}  # source file -> tests that read it
+        self.cached_readers: dict[str, set[str]] = {}  # ... only through linecache
         self._launched = 0.0
         self._source: list[str] = []  # what the host's coverage measures
         self._spare: frozenset[int] = frozenset()
@@ -199,6 +201,7 @@ class LabSession:
             baseline, coverage = judge_baseline(ended, self.info.paths, self.options.root)
             self.unfollowed = unfollowed_tests(ended)
             self.readers = source_readers(ended, self.options.root)
+            self.cached_readers = linecache_readers(ended, self.options.root)
             # Named as the host was told to measure it.
             warning = unmeasured_warning(coverage, self.unfollowed, self._source, self.options.root)
             if warning:
@@ -258,6 +261,7 @@ class LabSession:
             timeout_constant=self.options.timeout_constant,
             unfollowed=self.unfollowed,
             readers=self.readers,
+            cached_readers=self.cached_readers,
             collected_in=activation.collected_in or (),
         )
         if isinstance(plan, EarlyResult):
