@@ -930,9 +930,11 @@ def test_a_test_that_reads_a_functions_source_without_running_it_is_judged_in_me
     hand: its pass is evidence, and so is its failure, which a control run confirms
     (before, a failure was `error`, "failed although the mutated code never ran")."""
     files = _reads_unrun_text(needle, in_subprocess=False)
-    files["tests/test_core.py"] = files["tests/test_core.py"].replace(
-        "import subprocess\n", "import inspect\nimport subprocess\n"
-    ).replace("Path(path).read_text()", "inspect.getsource(app.core.version)")
+    files["tests/test_core.py"] = (
+        files["tests/test_core.py"]
+        .replace("import subprocess\n", "import inspect\nimport subprocess\n")
+        .replace("Path(path).read_text()", "inspect.getsource(app.core.version)")
+    )
     root = commit(write_files(tmp_path / "project", files))
     assert _by_hand_exit(root, "app/core.py", "'1.0'", "'2.0'") == hand_exit
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
