@@ -91,17 +91,16 @@ class Jobs:
             }
         _merge_followed(coverage, follower, index)
         checkers = mypy_items(self.items.values())
-        groups, unseen = shared_readers(checkers), type_checked(checkers, coverage)
+        groups = shared_readers(checkers)
+        elsewhere = _read_elsewhere(follower, type_checked(checkers, coverage))
         report = messages.ChildReport(
             tests=results,
             coverage=coverage,
             log=self._log(),
             unfollowed=follower.unfollowed(),
             spawners=follower.spawners(),
-            source_reads=_with_followed_reads(reads.found, follower, groups, unseen),
-            linecache_reads=_only_through_linecache(
-                reads, _with_followed_reads({}, follower, groups, unseen), groups
-            ),
+            source_reads=_with_groups(_united(reads.found, elsewhere), groups),
+            linecache_reads=_only_through_linecache(reads, elsewhere, groups),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),
         )
@@ -212,28 +211,35 @@ def _merge_followed(
             lines[line] = sorted(known.union(lines.get(line, [])))
 
 
-def _with_followed_reads(
-    found: dict[str, set[str]],
-    follower: Follower,
-    groups: dict[str, list[str]],
-    unseen: dict[str, list[str]],
-) -> dict[str, list[str]]:
-    """The source files the tests read (`found`: in their own process), also in the
-    processes they started; a read by one test of a group that shares what it read
-    (`groups`) is all of theirs'; `unseen`: reads no hook sees (a type checker's)."""
-    found = {path: set(tests) for path, tests in found.items()}
+def _read_elsewhere(follower: Follower, unseen: dict[str, list[str]]) -> dict[str, set[str]]:
+    """The source files the tests read outside their own process's hook: in the processes
+    they started, and `unseen`, reads no hook sees (a type checker's)."""
+    found: dict[str, set[str]] = {}
     for test, path in follower.source_reads():
         if test:
             found.setdefault(path, set()).add(test)
     for path, checkers in unseen.items():
         found.setdefault(os.path.realpath(path), set()).update(checkers)
+    return found
+
+
+def _united(*reads: dict[str, set[str]]) -> dict[str, set[str]]:
+    united: dict[str, set[str]] = {}
+    for found in reads:
+        for path, tests in found.items():
+            united.setdefault(path, set()).update(tests)
+    return united
+
+
+def _with_groups(found: dict[str, set[str]], groups: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A read by one test of a group that shares what it read (`groups`) is all of theirs'."""
     for tests in found.values():
         tests.update(*(groups.get(test, ()) for test in list(tests)))
     return {path: sorted(tests) for path, tests in sorted(found.items())}
 
 
 def _only_through_linecache(
-    reads: SourceReads, elsewhere: dict[str, list[str]], groups: dict[str, list[str]]
+    reads: SourceReads, elsewhere: dict[str, set[str]], groups: dict[str, list[str]]
 ) -> dict[str, list[str]]:
     """The tests whose every read of a file went through linecache in their own process:
     not one that also read it in a process it started or as a type checker (`elsewhere`),

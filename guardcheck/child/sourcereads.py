@@ -27,8 +27,8 @@ import linecache
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable
-from types import FrameType
+from collections.abc import Callable, Iterable, Iterator
+from types import CodeType, FrameType
 
 # (file, function) of the frames whose opens are not reads of the text by a test.
 _IMPORTING = ("<frozen importlib._bootstrap_external>", "get_code")
@@ -132,31 +132,29 @@ def _as_root(path: str) -> str:
     return path if path.endswith(".py") else path.rstrip(os.sep) + os.sep
 
 
-def _from(caller: FrameType, filename: str) -> bool:
-    """Whether one of the first few frames up from `caller` runs code of `filename`."""
+def _codes(caller: FrameType) -> Iterator[CodeType]:
+    """The code of `caller` and of the few frames above it: who asked for the open."""
     frame: FrameType | None = caller
     for _ in range(_FRAMES_TO_CHECK):
         if frame is None:
-            return False
-        if frame.f_code.co_filename == filename:
-            return True
+            return
+        yield frame.f_code
         frame = frame.f_back
-    return False
+
+
+def _from(caller: FrameType, filename: str) -> bool:
+    """Whether one of the first few frames up from `caller` runs code of `filename`."""
+    return any(code.co_filename == filename for code in _codes(caller))
 
 
 def _not_a_read(caller: FrameType) -> bool:
     """The open is an import's (or zipimport's), a warning's formatting of its source line,
     or Hypothesis'."""
-    frame: FrameType | None = caller
-    for _ in range(_FRAMES_TO_CHECK):
-        if frame is None:
-            return False
-        code = frame.f_code
+    for code in _codes(caller):
         if (code.co_filename, code.co_name) == _IMPORTING or code.co_filename == _ZIPIMPORT:
             return True
         if code.co_filename == _WARNINGS_FILE and "warn" in code.co_name:
             return True
         if code.co_filename.endswith(_HYPOTHESIS_CONSTANTS):
             return True
-        frame = frame.f_back
     return False

@@ -292,10 +292,11 @@ def plan_mutant(
     read: set[str] = set()
     through_linecache: set[str] = set()
     for change in mutant.changes if readers else ():
+        cached = (cached_readers or {}).get(change.path, ())
         for nodeid, reason in readers.get(change.path, {}).items():
             # The read says more than a line run: the test depends on all of the text.
             covering[nodeid] = reason
-            if nodeid in (cached_readers or {}).get(change.path, ()):
+            if nodeid in cached:
                 through_linecache.add(nodeid)
             else:
                 read.add(nodeid)
@@ -343,7 +344,7 @@ def plan_mutant(
     timeout = timeout_factor * sum(duration[n] for n in tests) + timeout_constant
     selection = tuple(why(t.nodeid) for t in baseline)
     reading = tuple(n for n in tests if n in read)
-    cached = tuple(n for n in tests if n in through_linecache - read)
+    through_linecache -= read  # a direct read of another mutated file needs the disk
     return RunPlan(
         mutant,
         tests,
@@ -352,7 +353,7 @@ def plan_mutant(
         must_run,
         fixed=len(named),
         readers=reading,
-        linecache_readers=cached,
+        linecache_readers=tuple(n for n in tests if n in through_linecache),
     )
 
 
