@@ -87,13 +87,12 @@ def survivor_seconds(report: Mapping[str, Any]) -> tuple[int, int, float, float]
 
 
 def ceiling_of(lib: corpus.Library, jobs: int) -> Ceiling | None:
-    report = corpus.load(lib.home / "state" / "gc.json")
-    swept, mutated = corpus.load(lib.state("sweep")), corpus.load(lib.state("mutmut"))
-    plain = corpus.load(lib.state("plain"))
-    if not (report and swept and mutated and plain and mutated.get("wall_s")):
-        return None
-    if set(mutated.get("statuses") or {"not checked": 0}) == {"not checked"}:
+    if not corpus.mutmut_ran(lib):
         return None  # mutmut stopped before any mutant: no ratio to bound
+    report, swept = corpus.load(lib.state("gc")), corpus.load(lib.state("sweep"))
+    mutated, plain = corpus.load(lib.state("mutmut")), corpus.load(lib.state("plain"))
+    if not (report and swept and plain and mutated.get("wall_s")):
+        return None
     mutants, survivors, selected, context = survivor_seconds(report)
     return Ceiling(
         lib.name,

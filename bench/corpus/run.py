@@ -196,6 +196,13 @@ def load(path: Path) -> Any:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def mutmut_ran(lib: Library) -> bool:
+    """mutmut started on this library (it stops before any mutant on some setups)."""
+    state = load(lib.state("mutmut")) or {}
+    statuses = state.get("statuses") or {}
+    return bool(statuses) and set(statuses) != {"not checked"}
+
+
 # --------------------------------------------------------------------------- 1. setup
 
 

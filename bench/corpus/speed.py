@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for lib in corpus.load_libraries()
         if (not wanted or lib.name in wanted) and not lib.sweep_only
     ]
-    ready = [lib for lib in libs if _mutmut_ran(lib)]
+    ready = [lib for lib in libs if corpus.mutmut_ran(lib)]
     if not ready:
         raise SystemExit("no library with a finished mutmut step; fix: run run.py first")
     rows = {}
@@ -95,13 +95,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"wrote {RESULTS}")
     return 0
-
-
-def _mutmut_ran(lib: corpus.Library) -> bool:
-    """mutmut started on this library (it stops before any mutant on some setups)."""
-    state = corpus.load(lib.state("mutmut")) or {}
-    statuses = state.get("statuses") or {}
-    return bool(statuses) and set(statuses) != {"not checked"}
 
 
 if __name__ == "__main__":
