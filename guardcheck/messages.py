@@ -32,8 +32,9 @@ PYCACHE_ENV = "GUARDCHECK_PYCACHE"  # where the host and fresh runs keep bytecod
 # function entered (lab/prepare/instrument.py).
 REACHED = "#reached"
 MARKER = "__guardcheck_seen__"  # the evidence marker's builtin name, compiled in by the lab
-# The processes a child's tests start (guardcheck/child/follow.py): the FollowSpec file they
-# read, and the node id of the test that started them (their coverage context).
+# The processes a child's tests start (guardcheck/child/follow.py): the FollowSpec file
+# (child/followed.py) they read, and the node id of the test that started them (their
+# coverage context).
 FOLLOW_ENV = "GUARDCHECK_FOLLOW"
 FOLLOW_TEST_ENV = "GUARDCHECK_FOLLOW_TEST"
 ZYGOTE_ENV = "GUARDCHECK_ZYGOTE"  # the zygote's end of its control socket (child/zygote.py)
@@ -110,18 +111,6 @@ class CheckpointSpec:
 
     file: str  # absolute path of the test file
     address: str  # an abstract AF_UNIX socket name (no leading NUL)
-
-
-@dataclass(frozen=True)
-class FollowSpec:
-    """What every Python process a child's tests start does, read by its bootstrap."""
-
-    mode: str  # "baseline": measure coverage; "mutant": serve the mutated modules
-    out: str  # folder they write coverage, evidence and problems into
-    source: list[str] = field(default_factory=list)  # baseline: folders coverage measures
-    trees: dict[str, str] = field(default_factory=dict)  # real path -> b64 marshalled code
-    texts: dict[str, str] = field(default_factory=dict)  # real path -> mutated source text
-    on_disk: bool = False  # the mutated files are on disk too: a script run by path is the mutant
 
 
 # --- framed messages --------------------------------------------------------------------

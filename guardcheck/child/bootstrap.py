@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV
+from guardcheck.child.followed import PROBLEMS
+from guardcheck.messages import FOLLOW_ENV, FOLLOW_TEST_ENV, MARKER
 
 _SITECUSTOMIZE = f'''\
 """guardcheck's bootstrap for the processes a test starts (guardcheck/child/bootstrap.py)."""
@@ -22,15 +23,23 @@ import sys
 
 if os.environ.get("{FOLLOW_ENV}"):
     try:
-        from guardcheck.child.follow import start_followed
+        from guardcheck.child.followed import read_spec
 
-        start_followed()
+        _spec = read_spec(os.environ["{FOLLOW_ENV}"])
+        if _spec["mode"] == "baseline":
+            from guardcheck.child.followcov import measure
+
+            measure(_spec)
+        else:
+            from guardcheck.child.followed import serve_mutant
+
+            serve_mutant(_spec, os.environ.get("{FOLLOW_TEST_ENV}", ""), "{MARKER}")
     except BaseException as exc:
         _folder = os.path.dirname(os.environ["{FOLLOW_ENV}"])
         _test = os.environ.get("{FOLLOW_TEST_ENV}", "")
         _why = f"{{type(exc).__name__}}: {{exc}}"
         _line = f"{{_test}}\ta subprocess could not start guardcheck ({{_why}})"
-        _fd = os.open(os.path.join(_folder, "problems"), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        _fd = os.open(os.path.join(_folder, "{PROBLEMS}"), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         os.write(_fd, (_line.replace("\\n", " ") + "\\n").encode())
         os.close(_fd)
 

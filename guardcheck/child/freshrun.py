@@ -24,7 +24,8 @@ from guardcheck import messages
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.diskreads import DiskReads
-from guardcheck.child.follow import Follower, append_line
+from guardcheck.child.follow import Follower
+from guardcheck.child.followed import append_line
 from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure

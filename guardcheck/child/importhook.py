@@ -15,7 +15,6 @@ they would with the mutant written into the file.
 
 from __future__ import annotations
 
-import importlib.abc
 import io
 import linecache
 import os
@@ -92,7 +91,7 @@ def _encoded(text: str) -> bytes:
     return text.encode(encoding)
 
 
-class ServedModules(importlib.abc.MetaPathFinder):
+class ServedModules:
     """Serves `modules` (real path -> code object or source text) to any import of them."""
 
     def __init__(

@@ -31,7 +31,7 @@ import types
 from typing import TYPE_CHECKING
 
 from guardcheck import messages
-from guardcheck.child.follow import QUIET, measuring
+from guardcheck.child.followcov import QUIET, measuring
 
 if TYPE_CHECKING:
     from coverage import Coverage

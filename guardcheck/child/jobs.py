@@ -23,7 +23,8 @@ from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.codeswap import SwapEvidence
 from guardcheck.child.diskreads import DiskReads
-from guardcheck.child.follow import QUIET, Follower, StartWatch, dump_coverage_at_exit, measuring
+from guardcheck.child.follow import Follower, StartWatch
+from guardcheck.child.followcov import QUIET, dump_coverage_at_exit, measuring
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.itemrun import Recorder, run_items, use_capture

@@ -69,6 +69,27 @@ def test_a_python_subprocess_imports_the_served_mutant_and_reports_evidence(tmp_
     assert seen["unfollowed"] == {}
 
 
+def test_a_mutants_process_loads_only_the_serving_part_of_guardcheck(tmp_path):
+    """Regression (sqlparse 0.5.1): every Python a mutant's test started imported
+    guardcheck.messages and guardcheck.model (dataclasses, pathlib, the splices) to read
+    its spec, ~45 ms a process on a 57 ms `python -m sqlparse.cli --help`."""
+    listing = (
+        "import json, sys, m; print(m.f(), "
+        "json.dumps(sorted(n for n in sys.modules if n.startswith('guardcheck'))))"
+    )
+    seen = drive(tmp_path, f"run('t::modules', [sys.executable, '-c', {listing!r}])")
+    value, _, loaded = seen["out"]["t::modules"].partition(" ")
+    assert value == "2"
+    assert json.loads(loaded) == [
+        "guardcheck",
+        "guardcheck.child",
+        "guardcheck.child.followed",
+        "guardcheck.child.importhook",
+        "guardcheck.child.preloaded",
+        "guardcheck.child.sourcereads",
+    ]
+
+
 def test_python_flags_that_skip_site_and_foreign_environments_are_unfollowed(tmp_path):
     """Issue 8 §A5 point 4: where the bootstrap cannot load, say so (never a silent pass)."""
     seen = drive(
@@ -184,7 +205,7 @@ def test_baseline_subprocess_lines_go_to_their_test_and_a_lost_process_is_unfoll
 
 LOST_SIGTERM = """
 import multiprocessing, os, signal, sys, time
-from guardcheck.child.follow import terminate_until_gone
+from guardcheck.child.followcov import terminate_until_gone
 
 def lose_the_first_sigterm():
     # What a Python SIGTERM handler does when the signal lands just before a blocking
