@@ -213,6 +213,9 @@ class ChildReport:
     # Baseline: those of `source_reads` whose every read in the test's own process went
     # through linecache, which a mutant's run fills with the mutated text
     linecache_reads: dict[str, list[str]] = field(default_factory=dict)
+    # Baseline: root-relative path in the private copy -> the tests that wrote, created or
+    # removed it (child/copywrites.py)
+    copy_writes: dict[str, list[str]] = field(default_factory=dict)
     # Baseline: project modules the tests imported from the user's tree (child/origins.py)
     foreign: list[str] = field(default_factory=list)
     # A fresh run: mutated files whose module was imported before the run could serve

@@ -76,15 +76,24 @@ def merge(parts: Sequence[messages.ChildEnded], order: dict[str, int]) -> messag
         spawners=sorted({s for r in reports for s in r.spawners}),
         source_reads=_merged_reads(reports),
         linecache_reads=_merged_linecache_reads(reports),
+        copy_writes=_merged_writes(reports),
         foreign=sorted({f for r in reports for f in r.foreign}),
     )
     return messages.ChildEnded(baseline=True, key=parts[0].key, report=merged, current=None)
 
 
 def _merged_reads(reports: Sequence[messages.ChildReport]) -> dict[str, list[str]]:
+    return _united([report.source_reads for report in reports])
+
+
+def _merged_writes(reports: Sequence[messages.ChildReport]) -> dict[str, list[str]]:
+    return _united([report.copy_writes for report in reports])
+
+
+def _united(parts: Sequence[dict[str, list[str]]]) -> dict[str, list[str]]:
     merged: dict[str, set[str]] = {}
-    for report in reports:
-        for path, tests in report.source_reads.items():
+    for part in parts:
+        for path, tests in part.items():
             merged.setdefault(path, set()).update(tests)
     return {path: sorted(tests) for path, tests in sorted(merged.items())}
 

@@ -22,6 +22,7 @@ from _pytest.capture import MultiCapture
 from guardcheck import messages
 from guardcheck.child import workdirs
 from guardcheck.child.codeswap import SwapEvidence
+from guardcheck.child.copywrites import CopyWrites
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower, StartWatch
 from guardcheck.child.followcov import QUIET, dump_coverage_at_exit, measuring
@@ -67,11 +68,12 @@ class Jobs:
         follower = Follower.for_baseline(self._follow_folder(), self.boot, source)
         follower.enter()
         reads = SourceReads(source)
+        writes = CopyWrites(self.settings.root)
 
         def before(item: pytest.Item) -> None:
             announce(item)
             follower.test_starting(item.nodeid)
-            reads.current = item.nodeid
+            reads.current = writes.current = item.nodeid
             cov.switch_context(item.nodeid)
 
         cov.start()
@@ -80,6 +82,7 @@ class Jobs:
         try:
             results = run_items(self.session, items, self.recorder, bail=False, before=before)
         finally:
+            writes.current = ""  # what the session writes after its tests is no test's
             cov.stop()
         index = {nodeid: n for n, nodeid in enumerate(self.items)}
         data = cov.get_data()
@@ -102,6 +105,7 @@ class Jobs:
             spawners=follower.spawners(),
             source_reads=_with_groups(_united(reads.found, elsewhere), groups),
             linecache_reads=_only_through_linecache(reads, elsewhere, groups),
+            copy_writes=writes.by_path(),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),
         )

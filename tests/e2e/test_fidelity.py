@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from support.editable import BACKENDS, EditableProject, editable_project, hand_verdict
-from support.projects import commit, copy_project, edit, git_status, write_files
+from support.projects import commit, copy_project, edit, git, git_status, write_files
 from support.verdicts import guardcheck_run
 
 pytestmark = pytest.mark.slow
@@ -611,6 +611,52 @@ def test_a_value_a_function_cached_is_judged_by_the_tests_that_read_it(tmp_path,
     so selecting what entered the function was not enough either."""
     verdict = _caught_as_by_hand(tmp_path, files, "pkg/units.py", "'m', 'cm')", "'m')", "no-cm")
     assert verdict["reason"].startswith("tests/test_units.py::test_cm: ")
+
+
+WRITER = {
+    "pyproject.toml": LOCALE["pyproject.toml"],
+    "pkg/__init__.py": "",
+    "pkg/store.py": (
+        "from pathlib import Path\n\n\ndef save(path: Path, text: str) -> None:\n"
+        "    path.write_text(text)\n\n\ndef shout(text: str) -> str:\n    return text.upper()\n"
+    ),
+    "tests/data.txt": "original\n",
+    # The first test rewrites the data file beside it and puts it back only when it passes.
+    "tests/test_store.py": (
+        "from pathlib import Path\n\nfrom pkg.store import save, shout\n\n"
+        "DATA = Path(__file__).parent / 'data.txt'\n\n\n"
+        "def test_save_roundtrip():\n    before = DATA.read_text()\n    save(DATA, 'hello')\n"
+        "    assert DATA.read_text() == 'hello'\n    DATA.write_text(before)\n\n\n"
+        "def test_data_is_pristine():\n    assert DATA.read_text() == 'original\\n'\n"
+        "    assert shout('a') == 'A'\n"
+    ),
+    "mutations/store.toml": (
+        '[[mutation]]\nid = "loud-save"\nsummary = "Saves with a bang."\n'
+        'file = "pkg/store.py"\nscope = "save"\n'
+        'find = "path.write_text(text)"\nreplace = "path.write_text(text + \'!\')"\n\n'
+        '[[mutation]]\nid = "strip-shout"\nsummary = "Strips what it shouts."\n'
+        'file = "pkg/store.py"\nscope = "shout"\n'
+        'find = "text.upper()"\nreplace = "text.upper().strip()"\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_a_mutants_test_wrote_is_put_back_before_the_next_mutant(tmp_path, jobs):
+    """Regression (issue 22, tomlkit 0.13.2, held out): mutants share the private copy, so a
+    test that rewrote a file beside it left it changed for every later mutant (and for a
+    run beside it), where by hand each mutant starts from a checkout: 31 of tomlkit's
+    mutants were `error`. A run of such a writer now goes alone, and its files are put
+    back after it: `strip-shout` survives, as by hand, instead of failing on the file."""
+    root = commit(write_files(tmp_path / "project", WRITER))
+    assert _by_hand_exit(root, "pkg/store.py", "upper()", "upper().strip()") == 0
+    assert _by_hand_exit(root, "pkg/store.py", "write_text(text)", "write_text(text + '!')") == 1
+    git(root, "checkout", "--", "tests/data.txt")  # by hand, the next mutant gets a checkout
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache", "-j", jobs)
+    assert mutants["loud-save"]["guardcheck"]["verdict"] == "caught"
+    survivor = mutants["strip-shout"]["guardcheck"]
+    assert survivor["verdict"] == "survived", survivor["reason"]
+    assert (root / "tests/data.txt").read_text(encoding="utf-8") == "original\n"
 
 
 SINGLE_MODULE = {

@@ -186,6 +186,13 @@ def linecache_readers(runs: Sequence[messages.ChildEnded], root: Path) -> dict[s
     return {relative(f, root): set(tests) for f, tests in report.linecache_reads.items()}
 
 
+def copy_writers(runs: Sequence[messages.ChildEnded]) -> dict[str, list[str]]:
+    """Root-relative file of the private copy -> the tests that wrote, created or removed
+    it in the baseline (child/copywrites.py)."""
+    report = runs[0].report if runs else None
+    return dict(report.copy_writes) if report is not None else {}
+
+
 def unfollowed_tests(runs: Sequence[messages.ChildEnded]) -> dict[str, str]:
     """Tests that started a process guardcheck could not follow -> why, as selection reasons.
 

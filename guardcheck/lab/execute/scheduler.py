@@ -13,7 +13,7 @@ import os
 import selectors
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +32,7 @@ from guardcheck.lab.execute.processes import (
 )
 from guardcheck.lab.plan import RunPlan, killers_first
 from guardcheck.lab.prepare.classify import Activation
+from guardcheck.lab.sandbox.projectcopy import CopyRestorer
 from guardcheck.lab.verdict import (
     confirm,
     decide,
@@ -111,6 +112,7 @@ class Scheduler:
         results: dict[int, MutantResult],
         durations: dict[str, float],
         zygote: Zygote | None = None,
+        copy_writes: Mapping[str, Collection[str]] | None = None,
     ) -> None:
         self.options = options
         self.zygote = zygote  # fresh runs fork from it when there is one
@@ -139,6 +141,11 @@ class Scheduler:
         # meanwhile instead of idling through our file writes.
         self._deferred: list[Callable[[], None]] | None = None
         self.disk = OnDisk(options.root)
+        # Files of the copy the baseline's tests wrote (child/copywrites.py), and those
+        # tests: a run of one goes alone, and its files are put back after it.
+        self._written = sorted(copy_writes or {})
+        self._writers = frozenset(t for tests in (copy_writes or {}).values() for t in tests)
+        self._restorer = CopyRestorer(options) if self._written else None
         # Real paths of mutated files a fresh run found imported before it could serve
         # them (child/preloaded.py): their mutants run on disk, in a new interpreter.
         self.preloaded: set[str] = set()
@@ -163,6 +170,7 @@ class Scheduler:
 
     def run(self) -> None:
         self._deferred = []
+        self._put_back_written()  # what the baseline's tests left
         try:
             while self.pending or self.running:
                 while self.pending and len(self.running) < self.jobs and self._may_start():
@@ -171,14 +179,26 @@ class Scheduler:
                 self._wait()
         finally:
             self.disk.restore()
+            self._put_back_written()
             self._tell()
             self._deferred = None
 
     def _may_start(self) -> bool:
-        """A mutant on disk runs alone: every run shares the private copy's files."""
-        if any(job.on_disk for job in self.running.values()):
+        """A mutant on disk, or a run of a test that writes into the copy, runs alone:
+        every run shares the private copy's files."""
+        if any(self._alone(job) for job in self.running.values()):
             return False
-        return not (self.pending[0].on_disk and self.running)
+        return not (self._alone(self.pending[0]) and self.running)
+
+    def _alone(self, job: _Job) -> bool:
+        return job.on_disk or self._writes(job)
+
+    def _writes(self, job: _Job) -> bool:
+        return not self._writers.isdisjoint(job.plan.tests)
+
+    def _put_back_written(self) -> None:
+        if self._restorer is not None:
+            self._restorer.restore(self._written)
 
     def _emit(self, call: Callable[[], None]) -> None:
         if self._deferred is None:
@@ -344,6 +364,8 @@ class Scheduler:
 
     def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
         del self.running[job.index]
+        if self._writes(job):
+            self._put_back_written()  # the next run starts from a checkout's files
         if job.fresh is not None and job.fresh.preloaded:
             self.preloaded.update(job.fresh.preloaded)
             if job.on_disk and job.control is None:

@@ -38,6 +38,7 @@ from guardcheck import messages
 from guardcheck.child import procs, workdirs
 from guardcheck.lab.execute.baseline import (
     BaselineFailed,
+    copy_writers,
     judge_baseline,
     linecache_readers,
     source_readers,
@@ -220,6 +221,7 @@ class LabSession:
                 results,
                 durations,
                 self.zygote,
+                copy_writers(ended),
             )
             for index, (mutant, activation) in enumerate(
                 zip(self.mutants, self.activations, strict=True)

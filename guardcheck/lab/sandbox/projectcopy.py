@@ -244,6 +244,36 @@ def _exclude_large(dest: Path, large: list[str]) -> None:
     exclude.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 
+class CopyRestorer:
+    """Puts files of the copy that tests wrote, created or removed back as the copy made
+    them (child/copywrites.py): from the user's tree if the copy holds them, else gone.
+
+    Each mutant then starts from the files a fresh checkout would have."""
+
+    def __init__(self, options: RunOptions) -> None:
+        self._dest = options.root
+        self._origin = options.origin
+        self._pycache = pycache_dir(options)
+        manifest = _read_manifest(options.output_dir / MANIFEST)
+        self._copied = set(manifest.get("files", {}))
+
+    def restore(self, rels: Iterable[str]) -> None:
+        if self._origin is None:
+            return  # not a private copy: nothing to restore from
+        for rel in rels:
+            target = self._dest / rel
+            source = self._origin / rel
+            if rel in self._copied and _stat(source) is not None:
+                if _stat(target) != _stat(source):
+                    _copy(source, target, self._origin, self._dest)
+            elif target.is_dir() and not target.is_symlink():
+                if not any(c.startswith(rel + "/") for c in self._copied):
+                    shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+        _forget_bytecode(self._pycache, self._dest, rels)
+
+
 def pycache_dir(options: RunOptions) -> Path:
     """Where the lab's processes keep bytecode and pytest's rewritten test modules."""
     return options.output_dir.resolve() / PYCACHE
