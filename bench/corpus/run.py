@@ -538,6 +538,9 @@ def oracle(lib: Library, args: argparse.Namespace) -> dict[str, Any]:
         budget = max(60.0, 10 * wall)
         with done_path.open("a") as out:
             for n, mutant_id in enumerate(todo, 1):
+                # By hand each mutant gets a checkout: what the last one's tests wrote
+                # beside them (tomlkit rewrites tests/examples/example.toml) is gone.
+                fresh_oracle_tree(lib)
                 row = apply_and_test(lib, mutant_id, mutants.get(mutant_id), budget, seed)
                 done[mutant_id] = row
                 out.write(json.dumps(row) + "\n")
