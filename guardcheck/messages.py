@@ -216,6 +216,8 @@ class ChildReport:
     # Baseline: root-relative path in the private copy -> the tests that wrote, created or
     # removed it (child/copywrites.py)
     copy_writes: dict[str, list[str]] = field(default_factory=dict)
+    # Baseline: root-relative path in the private copy -> the tests that opened it at all
+    copy_opens: dict[str, list[str]] = field(default_factory=dict)
     # Baseline: project modules the tests imported from the user's tree (child/origins.py)
     foreign: list[str] = field(default_factory=list)
     # A fresh run: mutated files whose module was imported before the run could serve

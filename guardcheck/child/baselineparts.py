@@ -76,7 +76,8 @@ def merge(parts: Sequence[messages.ChildEnded], order: dict[str, int]) -> messag
         spawners=sorted({s for r in reports for s in r.spawners}),
         source_reads=_merged_reads(reports),
         linecache_reads=_merged_linecache_reads(reports),
-        copy_writes=_merged_writes(reports),
+        copy_writes=_united([report.copy_writes for report in reports]),
+        copy_opens=_united([report.copy_opens for report in reports]),
         foreign=sorted({f for r in reports for f in r.foreign}),
     )
     return messages.ChildEnded(baseline=True, key=parts[0].key, report=merged, current=None)
@@ -84,10 +85,6 @@ def merge(parts: Sequence[messages.ChildEnded], order: dict[str, int]) -> messag
 
 def _merged_reads(reports: Sequence[messages.ChildReport]) -> dict[str, list[str]]:
     return _united([report.source_reads for report in reports])
-
-
-def _merged_writes(reports: Sequence[messages.ChildReport]) -> dict[str, list[str]]:
-    return _united([report.copy_writes for report in reports])
 
 
 def _united(parts: Sequence[dict[str, list[str]]]) -> dict[str, list[str]]:

@@ -6,8 +6,8 @@ test that rewrites a file of the project (a data file next to it, a golden
 output) changes it for whatever runs beside it and after it. tomlkit 0.13.2's
 `test_toml_file` writes `tests/examples/example.toml` and puts it back in a
 `finally`; two of its runs at once left the file empty for every later mutant,
-so 31 of them were `error`. The lab runs a mutant whose tests include such a
-writer alone, and puts the files it wrote back afterwards
+so 31 of them were `error`. The lab keeps a run of such a writer apart from
+any run of a test that opens the same files, and puts the files back after it
 (lab/execute/scheduler.py).
 
 Seen through audit events: a file opened for writing, created, truncated,
@@ -21,10 +21,19 @@ import os
 import sys
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-# Events whose first argument is a path the call changes (the second too for a rename).
-_CHANGES = frozenset(
-    {"os.remove", "os.rmdir", "os.mkdir", "os.truncate", "shutil.rmtree", "os.symlink"}
-)
+# Event -> (the positions of the paths it changes, the positions of its dir_fd arguments).
+# A path given relative to a dir_fd is not relative to the working directory: shutil.rmtree
+# removes the files of a temporary folder by name that way (jinja2's tests), and taking
+# those names as the copy's files kept unrelated runs apart.
+_CHANGES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    "os.remove": ((0,), (1,)),
+    "os.rmdir": ((0,), (1,)),
+    "os.mkdir": ((0,), (2,)),
+    "os.rename": ((0, 1), (2, 3)),
+    "os.symlink": ((1,), (2,)),
+    "os.truncate": ((0,), ()),
+    "shutil.rmtree": ((0,), (1,)),
+}
 _NOT_THE_PROJECTS = frozenset({".git", "__pycache__", ".pytest_cache"})
 
 
@@ -33,20 +42,21 @@ def written_paths(event: str, args: tuple[object, ...]) -> list[object]:
     if event == "open":
         path, _mode, flags = args
         return [path] if isinstance(flags, int) and flags & _WRITE_FLAGS else []
-    if event == "os.rename":
-        return list(args[:2])
-    if event in _CHANGES:
-        return list(args[:1])
-    return []
+    paths, dir_fds = _CHANGES.get(event, ((), ()))
+    if any(len(args) > n and args[n] is not None for n in dir_fds):
+        return []
+    return [args[n] for n in paths if len(args) > n]
 
 
 class CopyWrites:
-    """Root-relative path -> the tests that changed it, from the moment it is made."""
+    """Root-relative path -> the tests that changed it (`found`), and the tests that
+    opened it at all (`opened`), from the moment it is made."""
 
     def __init__(self, root: str) -> None:
         self._root = os.path.realpath(root) + os.sep
         self.current = ""  # the running test's node id; "" between tests
         self.found: dict[str, set[str]] = {}
+        self.opened: dict[str, set[str]] = {}
         sys.addaudithook(self._audit)
 
     def _audit(self, event: str, args: tuple[object, ...]) -> None:
@@ -56,6 +66,10 @@ class CopyWrites:
             relative = self._relative(path)
             if relative is not None:
                 self.found.setdefault(relative, set()).add(self.current)
+        if event == "open" and isinstance(args[0], str | bytes | os.PathLike):
+            relative = self._relative(args[0])
+            if relative is not None:
+                self.opened.setdefault(relative, set()).add(self.current)
 
     def _relative(self, path: object) -> str | None:
         if not isinstance(path, str | bytes | os.PathLike):
@@ -72,4 +86,11 @@ class CopyWrites:
         return relative
 
     def by_path(self) -> dict[str, list[str]]:
-        return {path: sorted(tests) for path, tests in sorted(self.found.items())}
+        return _listed(self.found)
+
+    def opened_by_path(self) -> dict[str, list[str]]:
+        return _listed(self.opened)
+
+
+def _listed(found: dict[str, set[str]]) -> dict[str, list[str]]:
+    return {path: sorted(tests) for path, tests in sorted(found.items())}

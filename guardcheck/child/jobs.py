@@ -106,6 +106,7 @@ class Jobs:
             source_reads=_with_groups(_united(reads.found, elsewhere), groups),
             linecache_reads=_only_through_linecache(reads, elsewhere, groups),
             copy_writes=writes.by_path(),
+            copy_opens=writes.opened_by_path(),
             # Modules the tests imported lazily: collection was checked already.
             foreign=foreign_modules(self.settings.origin, self.settings.root, source),
         )

@@ -15,6 +15,7 @@ from guardcheck import messages
 from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.execute.processes import outcome_of
+from guardcheck.lab.execute.written import WrittenFiles
 from guardcheck.lab.plan import CoverageMap
 from guardcheck.lab.sandbox.importroots import foreign_message
 from guardcheck.model import (
@@ -186,11 +187,14 @@ def linecache_readers(runs: Sequence[messages.ChildEnded], root: Path) -> dict[s
     return {relative(f, root): set(tests) for f, tests in report.linecache_reads.items()}
 
 
-def copy_writers(runs: Sequence[messages.ChildEnded]) -> dict[str, list[str]]:
-    """Root-relative file of the private copy -> the tests that wrote, created or removed
-    it in the baseline (child/copywrites.py)."""
+def copy_writers(runs: Sequence[messages.ChildEnded]) -> WrittenFiles:
+    """The files of the private copy the baseline's tests wrote, created or removed
+    (child/copywrites.py): which tests did, and which tests opened them at all."""
     report = runs[0].report if runs else None
-    return dict(report.copy_writes) if report is not None else {}
+    if report is None:
+        return WrittenFiles()
+    opened = {path: report.copy_opens.get(path, []) for path in report.copy_writes}
+    return WrittenFiles(dict(report.copy_writes), opened)
 
 
 def unfollowed_tests(runs: Sequence[messages.ChildEnded]) -> dict[str, str]:

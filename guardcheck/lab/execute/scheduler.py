@@ -13,7 +13,7 @@ import os
 import selectors
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -30,6 +30,7 @@ from guardcheck.lab.execute.processes import (
     Zygote,
     outcome_of,
 )
+from guardcheck.lab.execute.written import Footprint, WrittenFiles
 from guardcheck.lab.plan import RunPlan, killers_first
 from guardcheck.lab.prepare.classify import Activation
 from guardcheck.lab.sandbox.projectcopy import CopyRestorer
@@ -112,7 +113,7 @@ class Scheduler:
         results: dict[int, MutantResult],
         durations: dict[str, float],
         zygote: Zygote | None = None,
-        copy_writes: Mapping[str, Collection[str]] | None = None,
+        written: WrittenFiles | None = None,
     ) -> None:
         self.options = options
         self.zygote = zygote  # fresh runs fork from it when there is one
@@ -141,11 +142,10 @@ class Scheduler:
         # meanwhile instead of idling through our file writes.
         self._deferred: list[Callable[[], None]] | None = None
         self.disk = OnDisk(options.root)
-        # Files of the copy the baseline's tests wrote (child/copywrites.py), and those
-        # tests: a run of one goes alone, and its files are put back after it.
-        self._written = sorted(copy_writes or {})
-        self._writers = frozenset(t for tests in (copy_writes or {}).values() for t in tests)
-        self._restorer = CopyRestorer(options) if self._written else None
+        # Files of the copy the baseline's tests wrote (child/copywrites.py): a run of a
+        # writer never overlaps a run that opens its files, which are put back after it.
+        self.written = written or WrittenFiles()
+        self._restorer = CopyRestorer(options) if self.written.writes else None
         # Real paths of mutated files a fresh run found imported before it could serve
         # them (child/preloaded.py): their mutants run on disk, in a new interpreter.
         self.preloaded: set[str] = set()
@@ -184,21 +184,20 @@ class Scheduler:
             self._deferred = None
 
     def _may_start(self) -> bool:
-        """A mutant on disk, or a run of a test that writes into the copy, runs alone:
-        every run shares the private copy's files."""
-        if any(self._alone(job) for job in self.running.values()):
+        """A mutant on disk runs alone, and a run of a test that writes into the copy
+        beside no run that opens the same files: every run shares the copy's files."""
+        first = self.pending[0]
+        if any(job.on_disk for job in self.running.values()) or (first.on_disk and self.running):
             return False
-        return not (self._alone(self.pending[0]) and self.running)
+        mine = self._footprint(first)
+        return not any(mine.clashes(self._footprint(job)) for job in self.running.values())
 
-    def _alone(self, job: _Job) -> bool:
-        return job.on_disk or self._writes(job)
+    def _footprint(self, job: _Job) -> Footprint:
+        return self.written.footprint(job.plan.tests)
 
-    def _writes(self, job: _Job) -> bool:
-        return not self._writers.isdisjoint(job.plan.tests)
-
-    def _put_back_written(self) -> None:
+    def _put_back_written(self, paths: Iterable[str] | None = None) -> None:
         if self._restorer is not None:
-            self._restorer.restore(self._written)
+            self._restorer.restore(sorted(self.written.writes if paths is None else paths))
 
     def _emit(self, call: Callable[[], None]) -> None:
         if self._deferred is None:
@@ -364,8 +363,8 @@ class Scheduler:
 
     def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
         del self.running[job.index]
-        if self._writes(job):
-            self._put_back_written()  # the next run starts from a checkout's files
+        if written := self._footprint(job).writes:
+            self._put_back_written(written)  # the next run starts from a checkout's files
         if job.fresh is not None and job.fresh.preloaded:
             self.preloaded.update(job.fresh.preloaded)
             if job.on_disk and job.control is None:
