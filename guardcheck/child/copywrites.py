@@ -62,14 +62,17 @@ class CopyWrites:
     def _audit(self, event: str, args: tuple[object, ...]) -> None:
         if not self.current:
             return
-        for path in written_paths(event, args):
-            relative = self._relative(path)
-            if relative is not None:
-                self.found.setdefault(relative, set()).add(self.current)
-        if event == "open" and isinstance(args[0], str | bytes | os.PathLike):
-            relative = self._relative(args[0])
-            if relative is not None:
-                self.opened.setdefault(relative, set()).add(self.current)
+        if event == "open":  # one path to resolve, whether it was opened to write or not
+            opened = self._relative(args[0])
+            if opened is None:
+                return
+            self.opened.setdefault(opened, set()).add(self.current)
+            changed = [opened] if written_paths(event, args) else []
+        else:
+            paths = written_paths(event, args)
+            changed = [r for path in paths if (r := self._relative(path)) is not None]
+        for relative in changed:
+            self.found.setdefault(relative, set()).add(self.current)
 
     def _relative(self, path: object) -> str | None:
         if not isinstance(path, str | bytes | os.PathLike):
