@@ -158,6 +158,47 @@ def test_a_mutant_that_exits_the_test_process_with_status_0_is_an_error(tmp_path
     )
 
 
+def _broken_first_file(marker: Path) -> dict[str, str]:
+    """A module-level mutant that breaks the collection of the first test file; the
+    second file, if pytest goes on to collect it under the mutant, writes `marker`."""
+    return {
+        "pyproject.toml": LEAVE["pyproject.toml"].replace("tests =", 'source = ["pkg"]\ntests ='),
+        "pkg/__init__.py": "",
+        "pkg/limits.py": "LIMIT = 3\n",
+        "tests/test_a_first.py": (
+            "from pkg.limits import LIMIT\n\n"
+            "assert LIMIT == 3, 'collected under a changed LIMIT'\n\n\n"
+            "def test_limit():\n    assert LIMIT == 3\n"
+        ),
+        "tests/test_b_later.py": (
+            f"from pathlib import Path\n\nfrom pkg.limits import LIMIT\n\nif LIMIT != 3:\n"
+            f"    Path({str(marker)!r}).write_text('collected')\n\n\n"
+            "def test_positive():\n    assert LIMIT > 0\n"
+        ),
+        "mutations/limits.toml": (
+            '[[mutation]]\nid = "limit-four"\nsummary = "The limit is 4."\n'
+            'file = "pkg/limits.py"\nfind = "LIMIT = 3"\nreplace = "LIMIT = 4"\n'
+        ),
+    }
+
+
+def test_a_fresh_run_stops_collecting_at_the_first_file_the_mutant_breaks(tmp_path):
+    """A mutant that breaks a test file's collection makes the suite red by hand, whatever
+    the later files hold: the fresh run ends there, caught, and collects none of them.
+    Guards the cost found on jinja2 (its import_string mutants: ~0.3 s each collecting
+    every later test file for nothing)."""
+    marker = tmp_path / "collected.txt"
+    root = commit(write_files(tmp_path / "project", _broken_first_file(marker)))
+    assert _by_hand_exit(root, "pkg/limits.py", "LIMIT = 3", "LIMIT = 4") != 0
+    assert marker.exists()  # by hand pytest collects the later file too: the probe works
+    marker.unlink()
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["limit-four"]["guardcheck"]
+    assert verdict["verdict"] == "caught"
+    assert verdict["reason"].startswith("crash: collection aborted: tests/test_a_first.py")
+    assert not marker.exists()
+
+
 HOOK = {
     "pyproject.toml": LEAVE["pyproject.toml"].replace("tests =", 'source = ["pkg"]\ntests ='),
     "pkg/__init__.py": "",
