@@ -247,9 +247,9 @@ class ActivationFailed:
     key: int
     error: str
     log: str = ""
-    # The module's code is pytest's assertion rewrite (codeswap.RewrittenModule): the
-    # mutant can run with its file on disk, where pytest rewrites it.
-    rewritten: bool = False
+    # Why the mutant can run only with its file on disk (codeswap.NeedsFileOnDisk: pytest
+    # rewrote the module's asserts, a decorator compiled a function again); "" otherwise.
+    on_disk: str = ""
 
 
 @dataclass(frozen=True)

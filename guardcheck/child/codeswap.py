@@ -32,11 +32,25 @@ class ActivationError(Exception):
     """The child could not put the mutant in place (live code does not match the original)."""
 
 
-class RewrittenModule(ActivationError):
+class NeedsFileOnDisk(ActivationError):
+    """The live code is not what compiling the module's text gives; the mutant is in place
+    as by hand only written on disk, where whatever made that code makes it again. The
+    message says why, for the verdict's record."""
+
+
+class RewrittenModule(NeedsFileOnDisk):
     """The module's live code is pytest's assertion rewrite of its text (a pytest plugin,
     a module given to `register_assert_rewrite`): a code swap compiled from the mutated
     text would run without that rewrite. With the mutant written on disk, pytest's own
     import hook rewrites it, as by hand."""
+
+
+class RecompiledFunction(NeedsFileOnDisk):
+    """Every live function of that name is a copy compiled again from the module's text
+    when it was defined (typeguard's @typechecked compiles an instrumented copy from
+    `inspect.getsource`): a swap compiled from the mutated text would drop what the
+    decorator added. With the mutant written on disk, the decorator compiles it, as by
+    hand."""
 
 
 def nested(code: types.CodeType) -> list[types.CodeType]:
@@ -201,7 +215,18 @@ def _activate_file(
         targets = [f for f in live.find(real, swap.qualname) if f.__code__ == original]
         if not targets and "<locals>" not in swap.qualname:
             if assert_rewritten(real):
-                raise RewrittenModule(f"pytest rewrote the asserts of {file.path} on import")
+                raise RewrittenModule(
+                    "pytest rewrites the asserts of its module as it imports it (a pytest "
+                    "plugin, or a module given to register_assert_rewrite), so it runs with "
+                    "the mutant written into the private copy, where pytest rewrites it"
+                )
+            if live.find(real, swap.qualname):
+                raise RecompiledFunction(
+                    f"{swap.qualname} in {file.path} is a copy compiled again from the "
+                    "module's text when it was defined (a decorator such as typeguard's "
+                    "@typechecked), so it runs with the mutant written into the private "
+                    "copy, where that decorator compiles it"
+                )
             raise ActivationError(
                 f"no live function {swap.qualname} in {file.path} matches the "
                 "original text (file changed since the catalogue was read, or rewritten "

@@ -45,7 +45,7 @@ from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import (
     ActivationError,
     LiveFunctions,
-    RewrittenModule,
+    NeedsFileOnDisk,
     activate,
     install_marker,
 )
@@ -368,8 +368,8 @@ class Host:
             applied = activate(message.files, self.live)
         except (ActivationError, ValueError, OSError) as exc:
             error = f"could not activate the mutant: {exc}"
-            rewritten = isinstance(exc, RewrittenModule)
-            self.send(messages.ActivationFailed(message.key, error, _trace(), rewritten))
+            on_disk = str(exc) if isinstance(exc, NeedsFileOnDisk) else ""
+            self.send(messages.ActivationFailed(message.key, error, _trace(), on_disk))
             return
         try:
             main = self.jobs.mutant(message, seen, applied.notes, applied.reexecuted, self.spawners)

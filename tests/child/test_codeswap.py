@@ -17,6 +17,8 @@ from guardcheck.child.codeswap import (
     MARKER,
     ActivationError,
     LiveFunctions,
+    NeedsFileOnDisk,
+    RecompiledFunction,
     activate,
     code_at,
     install_marker,
@@ -275,12 +277,24 @@ def test_tracebacks_show_the_mutated_source(tmp_path, module):
     applied.undo()
 
 
-def test_a_live_function_that_no_longer_matches_the_original_is_an_error(tmp_path, module):
-    drifted = SOURCE.replace("return a + b", "return b + a")  # the file changed on disk since
-    activation = classify(mutant("return b + a", "return b - a", drifted), tmp_path)
-    with pytest.raises(ActivationError, match="no live function add"):
+def test_a_live_function_compiled_from_other_text_needs_the_mutant_on_disk(tmp_path, module):
+    """Live functions of that name whose code is not the text's (a decorator such as
+    typeguard's @typechecked compiled them again, instrumented): no swap, the mutant
+    runs written on disk. Guards the `error` inflect 7.4.0's mutants got."""
+    recompiled = SOURCE.replace("return a + b", "return b + a")
+    activation = classify(mutant("return b + a", "return b - a", recompiled), tmp_path)
+    with pytest.raises(RecompiledFunction, match=r"add in pkg_mod\.py is a copy compiled again"):
         activate([f.to_message() for f in activation.files], LiveFunctions())
     assert module.add(5, 2) == 7  # nothing half-applied
+
+
+def test_a_function_no_live_module_defines_is_an_error(tmp_path, module):
+    renamed = SOURCE.replace("def add(a, b=1):", "def plus(a, b=1):")
+    activation = classify(mutant("return a + b", "return a - b", renamed), tmp_path)
+    with pytest.raises(ActivationError, match="no live function plus") as raised:
+        activate([f.to_message() for f in activation.files], LiveFunctions())
+    assert not isinstance(raised.value, NeedsFileOnDisk)
+    assert module.add(5, 2) == 7
 
 
 def test_a_module_imported_after_activation_is_served_mutated_from_memory(tmp_path):

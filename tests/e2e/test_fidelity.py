@@ -285,6 +285,70 @@ def test_a_mutant_of_a_module_pytest_rewrites_runs_rewritten_as_by_hand(tmp_path
     assert verdicts == {"plus-one": "caught", "times-one": "survived"}
 
 
+RECOMPILED = {
+    "pyproject.toml": PLUGIN["pyproject.toml"].replace('addopts = "-p pkg.plugin"\n', ""),
+    "pkg/__init__.py": "",
+    # What typeguard's @typechecked does: the function that runs is a copy compiled again
+    # from the module's text as read by `inspect.getsource` (instrumented, there).
+    "pkg/recompile.py": (
+        "import ast\nimport inspect\nimport sys\nimport types\n\n\n"
+        "def recompiled(func):\n"
+        "    tree = ast.parse(inspect.getsource(sys.modules[func.__module__]))\n"
+        "    (node,) = [n for n in tree.body if getattr(n, 'name', '') == func.__name__]\n"
+        "    arg = node.args.args[0].arg\n"
+        "    check = f'if not isinstance({arg}, int):\\n    raise TypeError({arg!r})'\n"
+        "    node.body.insert(0, ast.parse(check).body[0])\n"
+        "    node.decorator_list = []\n"
+        "    tree = ast.fix_missing_locations(tree)\n"
+        "    module = compile(tree, func.__code__.co_filename, 'exec')\n"
+        "    named = [c for c in module.co_consts if getattr(c, 'co_name', '') == func.__name__]\n"
+        "    return types.FunctionType(named[0], func.__globals__, func.__name__)\n"
+    ),
+    "pkg/words.py": (
+        "from pkg.recompile import recompiled\n\n\n@recompiled\ndef ordinal(n):\n"
+        "    twice = n * 2\n    return f'{n}th'\n"
+    ),
+    "tests/test_words.py": (
+        "import pytest\n\nfrom pkg.words import ordinal\n\n\ndef test_ordinal():\n"
+        "    assert ordinal(4) == '4th'\n\n\ndef test_checked():\n"
+        "    with pytest.raises(TypeError):\n        ordinal('4')\n"
+    ),
+    "mutations/words.toml": (
+        '[[mutation]]\nid = "no-suffix"\nsummary = "Drops the suffix."\nfile = "pkg/words.py"\n'
+        'scope = "ordinal"\nfind = "return f\'{n}th\'"\nreplace = "return f\'{n}\'"\n\n'
+        '[[mutation]]\nid = "thrice"\nsummary = "An unused value changes."\n'
+        'file = "pkg/words.py"\nscope = "ordinal"\nfind = "twice = n * 2"\n'
+        'replace = "twice = n * 3"\n'
+    ),
+}
+
+
+def test_a_function_a_decorator_compiled_again_from_the_text_runs_the_mutant_on_disk(
+    tmp_path,
+):
+    """A function that a decorator compiles again from its module's text (typeguard's
+    @typechecked; inflect 7.4.0 in the corpus) has live code no swap can match: the
+    verdict was `error`, "could not activate". The mutant now runs written on disk,
+    where the decorator compiles it: one caught, one survives, as by hand."""
+    root = commit(write_files(tmp_path / "project", RECOMPILED))
+    assert _plain_suite_exit(root) == 0
+    by_hand = {
+        "no-suffix": _by_hand_exit(root, "pkg/words.py", "return f'{n}th'", "return f'{n}'"),
+        "thrice": _by_hand_exit(root, "pkg/words.py", "twice = n * 2", "twice = n * 3"),
+    }
+    assert {name: status != 0 for name, status in by_hand.items()} == {
+        "no-suffix": True,
+        "thrice": False,
+    }
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdicts = {name: mutants[name]["guardcheck"]["verdict"] for name in by_hand}
+    assert verdicts == {"no-suffix": "caught", "thrice": "survived"}
+    assert (
+        "compiled again from the module's text"
+        in (mutants["thrice"]["guardcheck"]["executionPathReason"])
+    )
+
+
 def test_xdist_in_addopts_is_turned_off_and_gives_the_same_verdicts(tmp_path):
     """Case 12: `addopts = "-n 2"` made `guardcheck run` say "no tests collected";
     guardcheck now gives its pytest runs `-n 0`, says so once, and the verdicts equal

@@ -339,14 +339,9 @@ class Scheduler:
     def _on_host(self, message: messages.Message) -> None:
         if isinstance(message, messages.ActivationFailed) and message.key in self.running:
             job = self.running[message.key]
-            if message.rewritten and job.control is None and not job.on_disk:
+            if message.on_disk and job.control is None and not job.on_disk:
                 del self.running[message.key]
-                why = (
-                    "pytest rewrites the asserts of its module as it imports it (a pytest "
-                    "plugin, or a module given to register_assert_rewrite), so it runs with "
-                    "the mutant written into the private copy, where pytest rewrites it"
-                )
-                self._on_disk_from_start(job, why)
+                self._on_disk_from_start(job, message.on_disk)
                 return
             outcome = ChildOutcome(error=message.error)
             self._finish(job, outcome, message.log)
