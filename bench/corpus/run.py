@@ -94,9 +94,9 @@ class Library:
     tests: tuple[str, ...]
     mutate: tuple[str, ...]
     patch: dict[str, str] = field(default_factory=dict)
-    # Top-level functions/classes of `mutate` the sweep keeps (the rest go to `exclude`):
-    # a big module cut to a size a 2-core run finishes in minutes. mutmut cannot be cut
-    # the same way, so such a library has no mutmut side.
+    # Top-level functions/classes of `mutate` the sweep keeps, or `Class.method` (the
+    # rest go to `exclude`): a big module cut to a size a 2-core run finishes in
+    # minutes. mutmut cannot be cut the same way, so such a library has no mutmut side.
     sweep_only: tuple[str, ...] = ()
 
     @property
@@ -232,13 +232,28 @@ def fetch(lib: Library) -> Path:
 
 
 def excluded(lib: Library, tree: Path) -> list[str]:
-    """`exclude` globs for every top-level def/class of `mutate` not in `sweep_only`."""
+    """`exclude` globs for every top-level def/class of `mutate` not in `sweep_only`.
+
+    A `Class.method` entry keeps that class, and of its methods only those named."""
+    defs = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    methods: dict[str, set[str]] = {}
+    for kept in lib.sweep_only:
+        owner, _, method = kept.partition(".")
+        if method:
+            methods.setdefault(owner, set()).add(method)
     out = []
     for rel in lib.mutate:
         module = sb._module_of(rel).rstrip(".")
         for node in ast.parse((tree / rel).read_text("utf-8")).body:
-            named = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            if named and node.name not in lib.sweep_only:
+            if not isinstance(node, defs):
+                continue
+            if node.name in methods:
+                out += [
+                    f"{module}.{node.name}.{inner.name}"
+                    for inner in node.body
+                    if isinstance(inner, defs) and inner.name not in methods[node.name]
+                ]
+            elif node.name not in lib.sweep_only:
                 out.append(f"{module}.{node.name}")
     return out
 
