@@ -39,7 +39,13 @@ from guardcheck import messages
 from guardcheck.child import zygote
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
-from guardcheck.child.codeswap import LiveFunctions, SwapEvidence, activate, install_marker
+from guardcheck.child.codeswap import (
+    LiveFunctions,
+    NeedsFileOnDisk,
+    SwapEvidence,
+    activate,
+    install_marker,
+)
 from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower
 from guardcheck.child.freshrun import FreshRun, register
@@ -157,6 +163,8 @@ def _resume(session: pytest.Session, request: messages.ForkRun) -> None:
     )
     try:
         _put_in_place(session, spec)
+    except NeedsFileOnDisk as exc:  # the lab runs it again with its file on disk
+        _give_up(spec, f"could not put the mutant in place at the checkpoint: {exc}", True)
     except BaseException as exc:  # whatever it was, no test may run as if it were in place
         _give_up(spec, f"could not put the mutant in place at the checkpoint: {exc!r}")
 
@@ -184,10 +192,12 @@ def _put_in_place(session: pytest.Session, spec: messages.FreshSpec) -> None:
     messages.send(run.out, messages.TestStarted(""))
 
 
-def _give_up(spec: messages.FreshSpec, why: str) -> NoReturn:
-    """No test runs: the report says why, which makes the verdict `error`."""
+def _give_up(spec: messages.FreshSpec, why: str, on_disk: bool = False) -> NoReturn:
+    """No test runs: the report says why, which makes the verdict `error`, or (`on_disk`)
+    sends the mutant to a run with its file written on disk."""
     out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    messages.send(out, messages.ChildReport(unfollowed={"": why}, log=why))
+    report = messages.ChildReport(unfollowed={"": why}, from_disk=[""] if on_disk else [], log=why)
+    messages.send(out, report)
     os._exit(0)
 
 

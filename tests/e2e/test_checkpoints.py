@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.projects import commit, edit, git_status, write_files
+from support.projects import RECOMPILING_DECORATOR, commit, edit, git_status, write_files
 from support.verdicts import guardcheck_run, suite_outcomes, tracked_bytes
 
 pytestmark = pytest.mark.slow
@@ -160,3 +160,39 @@ def test_a_mutated_file_read_before_the_checkpoint_sends_a_pass_to_a_run_with_it
     assert mutant_log(root, "sliced").startswith(
         "mutant sliced (subprocess: run again with the mutant written into the private copy"
     )
+
+
+RECOMPILED_CASES = {
+    **{k: v for k, v in PROJECT.items() if not k.startswith("tests/test_widths")},
+    "pkg/recompile.py": RECOMPILING_DECORATOR,
+    CASES: (
+        "from pkg.recompile import recompiled\n\n\n@recompiled\ndef widths(n):\n"
+        '    """Parametrize values for tests/test_widths.py, built as pytest collects it."""\n'
+        "    return [(1, 10 * n), (2, 20 * n)]\n\n\n"
+        "def scale(n):\n    return n * 10\n"
+    ),
+    "tests/test_widths.py": (
+        "import pytest\n\nfrom pkg.cases import scale, widths\n\n\n"
+        '@pytest.mark.parametrize(("n", "width"), widths(1))\n'
+        "def test_width(n, width):\n    assert scale(n) == width\n"
+    ),
+    "mutations/cases.toml": (
+        '[[mutation]]\nid = "wider"\nsummary = "widths() widens the second case."\n'
+        f'file = "{CASES}"\nscope = "widths"\nfind = "(2, 20 * n)"\nreplace = "(2, 21 * n)"\n'
+    ),
+}
+
+
+def test_a_recompiled_function_resumed_at_a_checkpoint_runs_with_its_mutant_on_disk(tmp_path):
+    """A function a decorator compiled again from the module's text (typeguard's
+    @typechecked), called while pytest collects a test file: no live function matches
+    the text at the checkpoint either. The run gave up there with `error`; it now runs
+    again with the mutant written on disk, where the decorator compiles it: caught by
+    the renamed case, as by hand."""
+    root = commit(write_files(tmp_path / "project", RECOMPILED_CASES))
+    assert by_hand(root, "(2, 20 * n)", "(2, 21 * n)") == ["tests/test_widths.py::test_width[2-21]"]
+    _, mutants = guardcheck_run(root, tmp_path / "r.json", "--no-cache")
+    fields = mutants["wider"]["guardcheck"]
+    assert (fields["verdict"], fields["executionPath"]) == ("caught", "subprocess"), fields
+    assert fields["reason"].startswith("tests/test_widths.py::test_width[2-21]: ")
+    assert "run again with the mutant written into the private copy" in mutant_log(root, "wider")

@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 from support.editable import BACKENDS, EditableProject, editable_project, hand_verdict
-from support.projects import commit, copy_project, edit, git, git_status, write_files
+from support.projects import (
+    RECOMPILING_DECORATOR,
+    commit,
+    copy_project,
+    edit,
+    git,
+    git_status,
+    write_files,
+)
 from support.verdicts import guardcheck_run
 
 pytestmark = pytest.mark.slow
@@ -288,22 +296,7 @@ def test_a_mutant_of_a_module_pytest_rewrites_runs_rewritten_as_by_hand(tmp_path
 RECOMPILED = {
     "pyproject.toml": PLUGIN["pyproject.toml"].replace('addopts = "-p pkg.plugin"\n', ""),
     "pkg/__init__.py": "",
-    # What typeguard's @typechecked does: the function that runs is a copy compiled again
-    # from the module's text as read by `inspect.getsource` (instrumented, there).
-    "pkg/recompile.py": (
-        "import ast\nimport inspect\nimport sys\nimport types\n\n\n"
-        "def recompiled(func):\n"
-        "    tree = ast.parse(inspect.getsource(sys.modules[func.__module__]))\n"
-        "    (node,) = [n for n in tree.body if getattr(n, 'name', '') == func.__name__]\n"
-        "    arg = node.args.args[0].arg\n"
-        "    check = f'if not isinstance({arg}, int):\\n    raise TypeError({arg!r})'\n"
-        "    node.body.insert(0, ast.parse(check).body[0])\n"
-        "    node.decorator_list = []\n"
-        "    tree = ast.fix_missing_locations(tree)\n"
-        "    module = compile(tree, func.__code__.co_filename, 'exec')\n"
-        "    named = [c for c in module.co_consts if getattr(c, 'co_name', '') == func.__name__]\n"
-        "    return types.FunctionType(named[0], func.__globals__, func.__name__)\n"
-    ),
+    "pkg/recompile.py": RECOMPILING_DECORATOR,
     "pkg/words.py": (
         "from pkg.recompile import recompiled\n\n\n@recompiled\ndef ordinal(n):\n"
         "    twice = n * 2\n    return f'{n}th'\n"

@@ -16,6 +16,23 @@ from pathlib import Path
 PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
+# `pkg/recompile.py`: what typeguard's @typechecked does. The function that runs is a copy
+# compiled again from its module's text as `inspect.getsource` reads it, without its
+# decorators and with a type check added: no live function has the text's code.
+RECOMPILING_DECORATOR = (
+    "import ast\nimport inspect\nimport sys\nimport types\n\n\n"
+    "def recompiled(func):\n"
+    "    tree = ast.parse(inspect.getsource(sys.modules[func.__module__]))\n"
+    "    (node,) = [n for n in tree.body if getattr(n, 'name', '') == func.__name__]\n"
+    "    arg = node.args.args[0].arg\n"
+    "    check = f'if not isinstance({arg}, int):\\n    raise TypeError({arg!r})'\n"
+    "    node.body.insert(0, ast.parse(check).body[0])\n"
+    "    node.decorator_list = []\n"
+    "    tree = ast.fix_missing_locations(tree)\n"
+    "    module = compile(tree, func.__code__.co_filename, 'exec')\n"
+    "    named = [c for c in module.co_consts if getattr(c, 'co_name', '') == func.__name__]\n"
+    "    return types.FunctionType(named[0], func.__globals__, func.__name__)\n"
+)
 
 
 def copy_project(root: Path, *trees: str, git: bool = False) -> Path:

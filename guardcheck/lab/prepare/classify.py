@@ -73,8 +73,11 @@ class FileActivation:
     mutated: str
     tree: bytes  # marshalled mutated module code with evidence markers
     swaps: tuple[Swap, ...]
-    # (qualname, co_firstlineno in the original) of each code object whose own code changed
-    changed: tuple[tuple[str, int], ...] = ()
+    # (qualname, first and last line of its header in the original: co_firstlineno, which
+    # is its first decorator's, to its body's first line) of each code object whose own
+    # code changed. A copy a decorator compiled again without the decorators (typeguard's
+    # @typechecked) starts inside that span, not on co_firstlineno.
+    changed: tuple[tuple[str, int, int], ...] = ()
     reach: bool = False  # markers before the changed statements (lab/prepare/instrument.py)
     # The mutated text compiles to the original's code, positions included (`while 1:`
     # for `while 2:`): nothing the interpreter runs changed.
@@ -319,7 +322,7 @@ def _classify_file(change: FileChange, root: Path, *, narrow: bool = True) -> Fi
         for at, code in diff.functions.items()
         if any(changed[: len(at)] == at for changed in diff.changed)
     )
-    changed = tuple((q, code_at(tree_o, at).co_firstlineno) for at, q in diff.changed.items())
+    changed = tuple((q, *_header(code_at(tree_o, at))) for at, q in diff.changed.items())
     tree = marshal.dumps(view.whole(instrumented, whole_o))
     statements = changed_statements(bare_o, bare_m, _region(change))
     return FileActivation(
@@ -381,6 +384,12 @@ def classify(mutant: Mutant, root: Path, *, narrow: bool = True) -> Activation:
     return Activation(ExecutionPath.FORK, "", tuple(files))
 
 
+def _header(code: types.CodeType) -> tuple[int, int]:
+    """From a function's first line (its first decorator's) to its body's first line."""
+    later = [line for _, _, line in code.co_lines() if line and line > code.co_firstlineno]
+    return code.co_firstlineno, min(later, default=code.co_firstlineno)
+
+
 def _not_reached_early(file: FileActivation, lines: Mapping[str, Collection[int]] | None) -> bool:
     """Did none of the file's changed statements run before the first test?"""
     early = lines.get(file.path) if lines is not None else None
@@ -410,17 +419,18 @@ def after_collection(
             "the host could not watch import and collection (another profiler was "
             "installed), so import-time work by the changed code cannot be ruled out",
         )
-    during: dict[tuple[str, str, int], set[str]] = {}
+    during: dict[tuple[str, str], dict[int, set[str]]] = {}
     for r in ran:
-        during.setdefault((r.path, r.qualname, r.line), set()).add(r.during)
+        during.setdefault((r.path, r.qualname), {}).setdefault(r.line, set()).add(r.during)
     files: set[str] = set()
     ran_early: list[str] = []
     for file in activation.files:
         if _not_reached_early(file, lines):
             continue  # the functions ran then, the changed statements did not
-        for qualname, line in file.changed:
-            where = during.get((file.path, qualname, line))
-            if where is not None:
+        for qualname, first, last in file.changed:
+            lines_ran = during.get((file.path, qualname), {})
+            where = set().union(*(w for line, w in lines_ran.items() if first <= line <= last))
+            if where:
                 ran_early.append(f"{file.path}: {qualname}")
                 files |= where
     if not ran_early:
