@@ -212,7 +212,8 @@ def _activate_file(
     served[real] = file.mutated
     for swap in file.swaps:
         original = marshal.loads(base64.b64decode(swap.original))
-        targets = [f for f in live.find(real, swap.qualname) if f.__code__ == original]
+        named = live.find(real, swap.qualname)
+        targets = [f for f in named if f.__code__ == original]
         if not targets and "<locals>" not in swap.qualname:
             if assert_rewritten(real):
                 raise RewrittenModule(
@@ -220,7 +221,7 @@ def _activate_file(
                     "plugin, or a module given to register_assert_rewrite), so it runs with "
                     "the mutant written into the private copy, where pytest rewrites it"
                 )
-            if live.find(real, swap.qualname):
+            if named:
                 raise RecompiledFunction(
                     f"{swap.qualname} in {file.path} is a copy compiled again from the "
                     "module's text when it was defined (a decorator such as typeguard's "
