@@ -107,10 +107,14 @@ class FreshSpec:
 
 @dataclass(frozen=True)
 class CheckpointSpec:
-    """Where a checkpoint waits: before pytest collects `file`; it listens on `address`."""
+    """Where a checkpoint waits: before pytest collects `file`, or, with `file` empty,
+    before it loads the first conftest.py (the start); it listens on `address`."""
 
-    file: str  # absolute path of the test file
+    file: str  # absolute path of the test file; "": the start
     address: str  # an abstract AF_UNIX socket name (no leading NUL)
+    # Where it writes, as it pauses, the real paths of every module file imported and
+    # every .py file read so far (a JSON list): their mutants cannot resume there.
+    before: str = ""
 
 
 # --- framed messages --------------------------------------------------------------------

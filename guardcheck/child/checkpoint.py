@@ -17,6 +17,13 @@ returns into pytest, which collects that file and every file after it with the
 mutant active, each imported once and in collection order, as by hand. The run's
 tests are then chosen and reported as in a fresh interpreter (child/freshrun.py).
 
+The start checkpoint (an empty `file`) pauses earlier, before pytest loads any
+conftest.py (`pytest_load_initial_conftests`), where nothing of the project needs to
+be imported yet: a run there begins as `-p guardcheck.child.freshrun` does in a fresh
+interpreter (the mutated text served on its first import), for any mutant whose
+files nothing before the pause imported or read (the session lists those as it
+pauses, and the lab sends no other mutant there).
+
 What it must not miss, and how it declines: a read of a mutated file from disk
 before the pause (linecache, inspect, a doctest's line numbers) saw the original
 where the file by hand holds the mutant. The session records every source file read
@@ -30,13 +37,14 @@ import json
 import os
 import socket
 import sys
+from collections.abc import Generator
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
 from guardcheck import messages
-from guardcheck.child import zygote
+from guardcheck.child import freshrun, zygote
 from guardcheck.child.bootstrap import write_bootstrap
 from guardcheck.child.bytecode import keep_bytecode
 from guardcheck.child.codeswap import (
@@ -110,17 +118,35 @@ def _load() -> messages.CheckpointSpec | None:
 keep_bytecode()
 _spec = _load()
 _reads = SourceReads() if _spec is not None else None
+# The import system's first finder as this plugin loads: where `-p guardcheck.child.freshrun`,
+# loaded at the same point of a fresh run, would have put its import hook.
+_first_finder = sys.meta_path[0] if sys.meta_path else None
 _live: LiveFunctions | None = None  # built at the pause: every run inherits the index
 _resumed = False  # this process is a run forked at the checkpoint
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, args: list[str]
+) -> Generator[None, None, None]:
+    """The start: before any conftest.py is imported, output is captured or the
+    `pythonpath` setting applies (each a plugin's part of this hook, which run inside
+    this outermost wrapper). All before it is pytest's start-up and its plugins."""
+    if _spec is not None and not _spec.file:
+        request = _serve(_spec)
+        global _resumed
+        _resumed = True
+        _resume_at_start(early_config, args, request)  # in the run: pytest goes on from here
+    yield
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collectstart(collector: pytest.Collector) -> None:
-    if _spec is None or not isinstance(collector, pytest.File):
+    if _spec is None or not _spec.file or not isinstance(collector, pytest.File):
         return
     if os.path.realpath(collector.path) != os.path.realpath(_spec.file):
         return
-    request = _serve(_spec.address)
+    request = _serve(_spec)
     global _resumed
     _resumed = True
     _resume(collector.session, request)  # in the run: pytest collects on from here
@@ -134,15 +160,18 @@ def pytest_collection_finish() -> None:
         os._exit(3)
 
 
-def _serve(address: str) -> messages.ForkRun:
+def _serve(spec: messages.CheckpointSpec) -> messages.ForkRun:
     """Wait for the lab, answer its requests; returns only in a run forked for one."""
     global _live
-    _live = LiveFunctions()
+    if spec.file:  # (at the start nothing of the project is loaded to swap)
+        _live = LiveFunctions()
     assert _reads is not None
     _reads.watching = False  # what was read before the pause is all a run asks about
+    if spec.before:
+        _write_before(Path(spec.before), _reads.read)
     zygote.warm_failure_reports()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind("\0" + address)
+    listener.bind("\0" + spec.address)
     listener.listen(1)
     control, _ = listener.accept()
     listener.close()
@@ -152,21 +181,56 @@ def _serve(address: str) -> messages.ForkRun:
     return request
 
 
-def _resume(session: pytest.Session, request: messages.ForkRun) -> None:
-    """In the run: its log, folder and environment, the mutant in place, the fresh-run
-    plugin registered; pytest then goes on collecting."""
+def _enter(request: messages.ForkRun) -> messages.FreshSpec:
+    """The run's log, folder and environment; its spec."""
     old_log = os.fstat(1)
     zygote.enter_run(request)
     _repoint(old_log)
-    spec = messages.fresh_spec(
+    return messages.fresh_spec(
         json.loads(Path(os.environ[messages.FRESH_ENV]).read_text(encoding="utf-8"))
     )
+
+
+def _resume(session: pytest.Session, request: messages.ForkRun) -> None:
+    """In the run: its log, folder and environment, the mutant in place, the fresh-run
+    plugin registered; pytest then goes on collecting."""
+    spec = _enter(request)
     try:
         _put_in_place(session, spec)
     except NeedsFileOnDisk as exc:  # the lab runs it again with its file on disk
         _give_up(spec, f"could not put the mutant in place at the checkpoint: {exc}", True)
     except BaseException as exc:  # whatever it was, no test may run as if it were in place
         _give_up(spec, f"could not put the mutant in place at the checkpoint: {exc!r}")
+
+
+def _write_before(path: Path, read: set[str]) -> None:
+    """The real paths of the files imported as modules or read as source so far."""
+    files = set(read)
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str):
+            files.add(os.path.realpath(name))
+    path.write_text(json.dumps(sorted(files)), encoding="utf-8")
+
+
+def _resume_at_start(config: pytest.Config, args: list[str], request: messages.ForkRun) -> None:
+    """In a run forked at the start: its log, folder and environment, then what loading
+    `-p guardcheck.child.freshrun` does in a fresh run (the mutated text served on its
+    first import); pytest then loads the conftest files and collects the run's files."""
+    spec = _enter(request)
+    try:
+        # The command line is parsed into options after this hook: the run's own basetemp.
+        args[:] = [a for a in args if not a.startswith("--basetemp=")]
+        args.append(f"--basetemp={spec.basetemp}")
+        freshrun.begin(_read_before(spec), _first_finder, "resumed at the start checkpoint")
+        config.pluginmanager.register(freshrun, "guardcheck.child.freshrun")
+        wanted = {nodeid.split("::")[0] for nodeid in spec.tests}
+        config.pluginmanager.register(OnlyFiles(config.rootpath, wanted), "guardcheck-only-files")
+    except BaseException as exc:  # no test may run as if the mutant were served
+        _give_up(spec, f"could not start the run at the checkpoint: {exc!r}")
+    out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    messages.send(out, messages.TestStarted(""))  # see _put_in_place
+    os.close(out)
 
 
 def _put_in_place(session: pytest.Session, spec: messages.FreshSpec) -> None:

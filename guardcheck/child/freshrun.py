@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -62,22 +62,48 @@ def _follow(spec: messages.FreshSpec, served: ServedModules) -> Follower:
 keep_bytecode()
 restore_user_hash_seed()
 drop_repeated_entries()
-_spec = _load()
+_spec: messages.FreshSpec | None = None
 _served: ServedModules | None = None
 _follower: Follower | None = None
 _reads: DiskReads | None = None
 _preloaded: list[str] = []  # mutated files imported before the import hook (preloaded.py)
+_started_at = ""  # where the run began, for its log when not at pytest's start
 _texts: dict[str, str] = {}  # real path -> the mutated text
-if _spec is not None:
+
+
+def begin(
+    doubts: Mapping[str, str] | None = None, first_finder: object | None = None, at: str = ""
+) -> bool:
+    """What a run does as this plugin loads, before any conftest.py or test module is
+    imported: serve the mutated text on its first import, follow the tests' processes,
+    watch reads of the mutated files. False when this process is no fresh run.
+
+    Called as this module is imported (`-p guardcheck.child.freshrun`), or by a run
+    forked at a checkpoint that paused before the conftest files (child/checkpoint.py),
+    which imported this module before its spec was set; `doubts` are reads of the
+    mutated files the checkpoint saw before the pause, and the import hook goes just
+    before `first_finder`, the import system's first finder when this module loaded;
+    `at` says in the run's log where it began.
+    """
+    global _spec, _served, _follower, _reads, _preloaded, _texts, _started_at
+    _spec = _load()
+    if _spec is None:
+        return False
     _texts = {os.path.realpath(f.filename): f.mutated for f in _spec.files}
     _preloaded = imported_from(_texts)
     # On disk, the files hold the mutant: imported as usual (by pytest's assertion rewriting
     # too, for a plugin), not served.
     _served = ServedModules({} if _spec.on_disk else dict(_texts))
-    _served.install()
+    _served.install(before=first_finder)
     _follower = _follow(_spec, _served)
     # Collection's reads included; a run with the mutant on disk reads the mutant.
     _reads = DiskReads(f.filename for f in _spec.files if not _spec.on_disk)
+    _reads.found.update(doubts or {})
+    _started_at = at
+    return True
+
+
+begin()
 
 
 STOP = "guardcheck: first failure"  # session.shouldstop once the run has its kill
@@ -303,7 +329,10 @@ def pytest_configure(config: pytest.Config) -> None:
     unserved = [] if _spec.on_disk and _spec.new_interpreter else _preloaded
     on_disk = [p for p in _texts if p not in unserved] if _spec.on_disk else []
     evidence = ServedEvidence(_served, ImportsOf(on_disk))
-    register(config, FreshRun(_spec, evidence, _follower, _reads, unserved))
+    run = FreshRun(_spec, evidence, _follower, _reads, unserved)
+    if _started_at:
+        run.recorder.log.append(_started_at)
+    register(config, run)
 
 
 def register(config: pytest.Config, run: FreshRun) -> None:

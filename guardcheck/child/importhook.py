@@ -104,8 +104,11 @@ class ServedModules:
         self._searching = False
         self.executed: list[str] = []  # real paths whose served code ran
 
-    def install(self) -> None:
-        sys.meta_path.insert(0, self)
+    def install(self, before: object | None = None) -> None:
+        """First on sys.meta_path, or just before `before` where that is on it: where it
+        would be had it been installed when `before` was first."""
+        finders = sys.meta_path
+        finders.insert(finders.index(before) if before in finders else 0, self)
 
     def find_spec(
         self,

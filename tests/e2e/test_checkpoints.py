@@ -10,12 +10,11 @@ and the whole suite run there with plain pytest.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from support.projects import RECOMPILING_DECORATOR, commit, edit, git_status, write_files
-from support.verdicts import guardcheck_run, suite_outcomes, tracked_bytes
+from support.projects import RECOMPILING_DECORATOR, commit, git_status, write_files
+from support.verdicts import failing_by_hand, guardcheck_run, mutant_log, tracked_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -63,20 +62,8 @@ def catalogue() -> str:
 
 
 def by_hand(root: Path, old: str, new: str) -> list[str]:
-    """The tests that fail with `old` -> `new` written into a copy of root (plain pytest)."""
-    copy = root.parent / f"by-hand-{len(list(root.parent.iterdir()))}"
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", ".guardcheck"))
-    edit(copy / CASES, old, new)
-    return sorted(n for n, outcome in suite_outcomes(copy).items() if outcome == "failed")
-
-
-def mutant_log(root: Path, entry: str) -> str:
-    """The log guardcheck wrote for the entry's mutant in its output folder."""
-    for line in (root / ".guardcheck/outcomes.jsonl").read_text(encoding="utf-8").splitlines():
-        outcome = json.loads(line)
-        if outcome["id"] == entry:
-            return (root / ".guardcheck" / outcome["log"]).read_text(encoding="utf-8")
-    raise AssertionError(f"no outcome for {entry}")
+    """The tests that fail with `old` -> `new` written into widths() by hand."""
+    return failing_by_hand(root, CASES, old, new)
 
 
 @pytest.fixture(scope="module")

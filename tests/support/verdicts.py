@@ -9,6 +9,7 @@ it is byte-identical afterwards.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -17,6 +18,7 @@ from typing import Any
 
 from guardcheck.reports.record import decode_selection
 from guardcheck.reports.stryker import nodeids_by_id
+from support.projects import edit
 
 
 def tracked_bytes(root: Path) -> dict[str, bytes]:
@@ -77,3 +79,21 @@ def guardcheck_run(
             for s in decode_selection(fields["selection"], lists)
         ]
     return done, mutants
+
+
+def failing_by_hand(root: Path, relative: str, old: str, new: str) -> list[str]:
+    """The tests that fail with `old` -> `new` written into `relative` in a copy of root,
+    the whole suite run there with plain pytest."""
+    copy = root.parent / f"by-hand-{len(list(root.parent.iterdir()))}"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", ".guardcheck"))
+    edit(copy / relative, old, new)
+    return sorted(n for n, outcome in suite_outcomes(copy).items() if outcome == "failed")
+
+
+def mutant_log(root: Path, entry: str) -> str:
+    """The log guardcheck wrote for a mutant (by its id) in root's output folder."""
+    for line in (root / ".guardcheck/outcomes.jsonl").read_text(encoding="utf-8").splitlines():
+        outcome = json.loads(line)
+        if outcome["id"] == entry:
+            return (root / ".guardcheck" / outcome["log"]).read_text(encoding="utf-8")
+    raise AssertionError(f"no outcome for {entry}")

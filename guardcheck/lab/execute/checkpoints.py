@@ -7,6 +7,10 @@ checkpoint (child/checkpoint.py) is the same session paused just before the firs
 them, so a run pays for the rest of the collection only. One per such file, started
 from the warm interpreter (child/zygote.py) the first time a mutant needs it; until it
 is listening, and whenever it cannot serve, mutants run in fresh interpreters as before.
+
+One more, the start, pauses before the first conftest.py: every other fresh run whose
+mutated files nothing before that pause imported or read resumes there, skipping
+pytest's start-up and its plugins' imports.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from guardcheck import messages
@@ -34,6 +38,7 @@ from guardcheck.options import RunOptions
 
 NO_CHECKPOINTS = "GUARDCHECK_NO_CHECKPOINTS"  # benchmarks, debugging: fresh runs only
 MAX_CHECKPOINTS = 4  # paused sessions alive at once (each a collected suite); more run fresh
+START = ""  # the checkpoint before the first conftest.py, as a key among the test files
 ANSWER_TIMEOUT = 10.0  # seconds: a checkpoint answers at once once it listens
 _POLL = 0.005  # seconds between looks for a checkpoint that is still collecting
 
@@ -41,14 +46,19 @@ _POLL = 0.005  # seconds between looks for a checkpoint that is still collecting
 class Checkpoint:
     """One paused session: `fork` runs a mutant from it once it listens."""
 
-    def __init__(self, run: ForkedRun, address: str, file: str, log: Path) -> None:
+    def __init__(
+        self, run: ForkedRun, address: str, file: str, log: Path, before: Path | None = None
+    ) -> None:
         self.run = run
         self.address = address
-        self.file = file
+        self.file = file  # "": the start
         self.log = log
         self.socket: socket.socket | None = None
         self.failed = False
         self._stopped = False
+        self._before = before
+        # Real paths of the files imported or read before the pause (once it listens).
+        self.before_pause: frozenset[str] = frozenset()
 
     def ready(self) -> bool:
         """Listening now (connected on the first call that finds it so)."""
@@ -64,6 +74,14 @@ class Checkpoint:
             server.close()
             return False
         server.settimeout(ANSWER_TIMEOUT)
+        if self._before is not None:
+            try:  # written before it listened
+                self.before_pause = frozenset(json.loads(self._before.read_text("utf-8")))
+            except (OSError, ValueError) as exc:
+                self._note(f"the checkpoint's list of files read before it paused: {exc}")
+                server.close()
+                self.stop()
+                return False
         self.socket = server
         return True
 
@@ -113,6 +131,7 @@ class Checkpoints:
         self.scratch = scratch
         self.roots = roots
         self._by_file: dict[str, Checkpoint | None] = {}
+        self._start_deadline = 0.0  # monotonic: the start checkpoint's patience ends
         # Test files (as in node ids) -> their paths, in the order the host collected them.
         self.paths: dict[str, str] = {}
         for nodeid, path in info.paths.items():
@@ -144,6 +163,34 @@ class Checkpoints:
             time.sleep(_POLL)
         return checkpoint
 
+    def start(self, patience: float) -> None:
+        """Start the checkpoint at the start, if there is none yet; it may take up to
+        `patience` seconds to reach its pause."""
+        if START not in self._by_file:
+            alive = sum(c is not None for c in self._by_file.values())
+            self._by_file[START] = self._start(START) if alive < MAX_CHECKPOINTS else None
+            self._start_deadline = time.monotonic() + patience
+
+    def starting(self) -> bool:
+        """The checkpoint at the start is on its way to its pause (given up on once its
+        patience runs out)."""
+        checkpoint = self._by_file.get(START)
+        if checkpoint is None or checkpoint.ready() or checkpoint.failed:
+            return False
+        if time.monotonic() < self._start_deadline:
+            return True
+        checkpoint.stop()
+        self._by_file[START] = None
+        return False
+
+    def at_start(self, files: Collection[str]) -> Checkpoint | None:
+        """The checkpoint at the start, if it listens and nothing before its pause
+        imported or read any of `files` (real paths); None: a fresh interpreter."""
+        checkpoint = self._by_file.get(START)
+        if checkpoint is None or not checkpoint.ready():
+            return None
+        return None if checkpoint.before_pause.intersection(files) else checkpoint
+
     def _first(self, files: Sequence[str]) -> str | None:
         if not files or any(f not in self.order for f in files):
             return None
@@ -154,7 +201,9 @@ class Checkpoints:
         folder.mkdir()
         (folder / "tmp").mkdir()
         address = f"guardcheck-{os.getpid()}-{secrets.token_hex(8)}"
-        spec = messages.CheckpointSpec(self.paths[file], address)
+        before = folder / "before-pause.json"
+        path = self.paths[file] if file != START else ""
+        spec = messages.CheckpointSpec(path, address, str(before))
         env = {messages.CHECKPOINT_ENV: json.dumps(dataclasses.asdict(spec))}
         # The host's command line, so the session collects what the host collected,
         # in its order: where the host saw which file's collection ran what.
@@ -177,7 +226,7 @@ class Checkpoints:
             self.settings.memory_limit_mb,
         )
         run = self.zygote.fork(request)
-        return Checkpoint(run, address, file, folder / "pytest.log") if run else None
+        return Checkpoint(run, address, file, folder / "pytest.log", before) if run else None
 
     def stop(self) -> None:
         for checkpoint in self._by_file.values():

@@ -59,6 +59,7 @@ from guardcheck.splices import encode_source
 TIMING = "GUARDCHECK_TIMING"  # debugging: a per-mutant timing line in each log
 FRESH_STARTUP_FLOOR = 10.0  # seconds a fresh interpreter may take to start, at least
 _IDLE_POLL = 0.02  # seconds, only when a fresh process cannot be waited on by descriptor
+_START_POLL = 0.005  # seconds between looks for the start checkpoint while runs wait for it
 # Tests in a mutant's first run when it selects more: 90-97% of kills come from the first
 # five of the likeliest-killers-first order on the corpus libraries (see probe_plan).
 PROBE_TESTS = 8
@@ -158,11 +159,13 @@ class Scheduler:
     def add(self, index: int, plan: RunPlan, activation: Activation) -> None:
         job = _Job(index, plan, activation)
         checkpoints = self._checkpoints_for(activation)
-        if checkpoints is not None:
+        if checkpoints is not None and activation.collected_in:
             # Queued with the forked mutants: its checkpoint collects meanwhile.
             checkpoints.prepare(activation.collected_in)
             self.pending.append(job)
         elif activation.mode is ExecutionPath.FRESH:
+            if checkpoints is not None:
+                checkpoints.start(self._patience)  # it listens before most of these run
             self.pending.insert(self._fresh_jobs, job)
             self._fresh_jobs += 1
         else:
@@ -173,8 +176,11 @@ class Scheduler:
         self._put_back_written()  # what the baseline's tests left
         try:
             while self.pending or self.running:
-                while self.pending and len(self.running) < self.jobs and self._may_start():
-                    self._start(self.pending.popleft())
+                while self.pending and len(self.running) < self.jobs:
+                    job = self._next_startable()
+                    if job is None:
+                        break
+                    self._start(job)
                 self._tell()
                 self._wait()
         finally:
@@ -183,10 +189,26 @@ class Scheduler:
             self._tell()
             self._deferred = None
 
-    def _may_start(self) -> bool:
+    def _next_startable(self) -> _Job | None:
+        """The next pending run that may start now, taken off the queue; None: none yet.
+
+        Runs that would resume at the start checkpoint wait while it is still on its way
+        (a fresh interpreter would pay for the same start-up); what is queued behind them
+        may go meanwhile.
+        """
+        starting = self._checkpoints is not None and self._checkpoints.starting()
+        for position, job in enumerate(self.pending):
+            if starting and self._at_start(job):
+                continue
+            if not self._may_start(job):
+                return None
+            del self.pending[position]
+            return job
+        return None
+
+    def _may_start(self, first: _Job) -> bool:
         """A mutant on disk runs alone, and a run of a test that writes into the copy
         beside no run that opens the same files: every run shares the copy's files."""
-        first = self.pending[0]
         if any(job.on_disk for job in self.running.values()) or (first.on_disk and self.running):
             return False
         mine = self._footprint(first)
@@ -262,7 +284,8 @@ class Scheduler:
         checkpoint = self._checkpoint_for(job)
         if checkpoint is not None:
             server = checkpoint
-            swaps = [f.to_message() for f in job.activation.files] if not control else []
+            if checkpoint.file and not control:  # (at the start the files are served)
+                swaps = [f.to_message() for f in job.activation.files]
         job.fresh = FreshProcess(
             self.options,
             self.info,
@@ -283,8 +306,8 @@ class Scheduler:
         )
 
     def _checkpoints_for(self, activation: Activation) -> Checkpoints | None:
-        """The checkpoints, for a mutant whose code only test files' collection ran."""
-        if not activation.collected_in or not activation.files:
+        """The checkpoints, for a run in a fresh interpreter."""
+        if activation.mode is not ExecutionPath.FRESH:
             return None
         if self._checkpoints is None:
             if self.zygote is None or os.environ.get(NO_CHECKPOINTS):
@@ -295,12 +318,30 @@ class Scheduler:
         return self._checkpoints
 
     def _checkpoint_for(self, job: _Job) -> Checkpoint | None:
-        """The checkpoint a mutant's run resumes from, or None: a fresh interpreter."""
+        """The checkpoint a run resumes from, or None: a fresh interpreter.
+
+        A mutant whose changed code only some test files' collection ran resumes before
+        the first of them, with its code swapped in; any other run in a fresh interpreter
+        (a control run too) at the start, before the conftest files, its mutated files
+        served on their first import, unless something before that pause imported them.
+        """
         checkpoints = self._checkpoints_for(job.activation)
         if checkpoints is None or job.on_disk:
             return None
-        patience = max(FRESH_STARTUP_FLOOR, 3 * self.info.startup)
-        return checkpoints.before(job.activation.collected_in, patience)
+        if not self._at_start(job):
+            return checkpoints.before(job.activation.collected_in or (), self._patience)
+        mutated = () if job.control is not None else job.plan.mutant.changes
+        return checkpoints.at_start({os.path.realpath(self.options.root / c.path) for c in mutated})
+
+    def _at_start(self, job: _Job) -> bool:
+        """Would this run resume at the start checkpoint (were it listening)?"""
+        fresh = job.activation.mode is ExecutionPath.FRESH
+        return fresh and not job.on_disk and not job.activation.collected_in
+
+    @property
+    def _patience(self) -> float:
+        """Seconds a checkpoint may take to reach its pause before its runs go fresh."""
+        return max(FRESH_STARTUP_FLOOR, 3 * self.info.startup)
 
     def _wait(self) -> None:
         selector = selectors.DefaultSelector()
@@ -317,6 +358,10 @@ class Scheduler:
                 selector.register(fd, selectors.EVENT_READ, job)
             left = max(0.0, job.fresh.deadline - time.monotonic())
             timeout = left if timeout is None else min(timeout, left)
+        free = self.pending and len(self.running) < self.jobs
+        if free and self._checkpoints is not None and self._checkpoints.starting():
+            # Runs wait for it: look again soon.
+            timeout = _START_POLL if timeout is None else min(timeout, _START_POLL)
         try:
             ready = selector.select(timeout)
         finally:
@@ -416,7 +461,13 @@ class Scheduler:
         if len(waiting) == 1:
             index = next(self._control_keys)
             plan = RunPlan(job.plan.mutant, key[1], (), job.plan.timeout)
-            activation = Activation(job.activation.mode, "control run: no mutant")
+            # From the mutant's checkpoint too, if it had one: without a swap, a run from
+            # there is a fresh run without the mutant.
+            activation = Activation(
+                job.activation.mode,
+                "control run: no mutant",
+                collected_in=job.activation.collected_in,
+            )
             self.pending.appendleft(_Job(index, plan, activation, control=key))
 
     def _control_finished(self, key: ControlKey, outcome: ChildOutcome) -> None:
