@@ -267,6 +267,23 @@ def test_tests_that_killed_a_mutant_on_the_same_line_go_first_however_slow():
     assert killers_first(plan, {}, durations, nearby={"t.py::slow"}).tests[0] == "t.py::slow"
 
 
+def test_tests_that_read_the_mutated_file_go_last_with_or_without_history():
+    """Regression (issue 22 speed): on inflect a probe with no kills yet ran a doctest
+    of the mutated module first; its read of the file sent each of six mutants to a
+    55 s run on disk, where a unit test later in the selection kills them in memory."""
+    base = plan_mutant(mutant("a + b", "a - b"), BASELINE, COVERAGE)
+    plan = dataclasses.replace(base, readers=("t.py::fast",))
+    durations = {t.nodeid: t.duration for t in BASELINE}
+    assert plan.tests[0] == "t.py::fast"
+    unranked = killers_first(plan, {}, durations)
+    assert unranked.tests == (*[t for t in plan.tests if t != "t.py::fast"], "t.py::fast")
+    # Even the likeliest killer by history waits for the tests that do not read the file.
+    ranked = killers_first(plan, {"t.py::fast": 9}, durations, nearby={"t.py::fast"})
+    assert ranked.tests[-1] == "t.py::fast"
+    assert set(ranked.tests) == set(plan.tests)
+    assert killers_first(base, {}, durations) == base  # no readers, no history: as planned
+
+
 def test_a_fresh_mutant_whose_code_ran_collecting_one_file_selects_that_files_tests():
     """Issue 22 (speed): such a mutant selected every test of the suite; the tests of the
     files whose collection ran it, and those that execute it, are the ones that can tell."""
