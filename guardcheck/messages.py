@@ -112,8 +112,8 @@ class CheckpointSpec:
 
     file: str  # absolute path of the test file; "": the start
     address: str  # an abstract AF_UNIX socket name (no leading NUL)
-    # Where it writes, as it pauses, the real paths of every module file imported and
-    # every .py file read so far (a JSON list): their mutants cannot resume there.
+    # Where the start writes, as it pauses, the real paths of every module file imported
+    # and every .py file read so far (a JSON list): their mutants cannot resume there.
     before: str = ""
 
 

@@ -142,9 +142,8 @@ class Checkpoints:
         """Start the checkpoint before the first of `files`, if there is none yet: it
         collects while earlier mutants run. That first file (None: not all collected)."""
         file = self._first(files)
-        if file is not None and file not in self._by_file:
-            alive = sum(c is not None for c in self._by_file.values())
-            self._by_file[file] = self._start(file) if alive < MAX_CHECKPOINTS else None
+        if file is not None:
+            self._open(file)
         return file
 
     def before(self, files: Sequence[str], patience: float) -> Checkpoint | None:
@@ -166,9 +165,7 @@ class Checkpoints:
     def start(self, patience: float) -> None:
         """Start the checkpoint at the start, if there is none yet; it may take up to
         `patience` seconds to reach its pause."""
-        if START not in self._by_file:
-            alive = sum(c is not None for c in self._by_file.values())
-            self._by_file[START] = self._start(START) if alive < MAX_CHECKPOINTS else None
+        if self._open(START):
             self._start_deadline = time.monotonic() + patience
 
     def starting(self) -> bool:
@@ -191,6 +188,15 @@ class Checkpoints:
             return None
         return None if checkpoint.before_pause.intersection(files) else checkpoint
 
+    def _open(self, file: str) -> bool:
+        """Start the checkpoint before `file` unless one was (True: started now, or found
+        no room: at most MAX_CHECKPOINTS alive)."""
+        if file in self._by_file:
+            return False
+        alive = sum(c is not None for c in self._by_file.values())
+        self._by_file[file] = self._start(file) if alive < MAX_CHECKPOINTS else None
+        return True
+
     def _first(self, files: Sequence[str]) -> str | None:
         if not files or any(f not in self.order for f in files):
             return None
@@ -201,9 +207,11 @@ class Checkpoints:
         folder.mkdir()
         (folder / "tmp").mkdir()
         address = f"guardcheck-{os.getpid()}-{secrets.token_hex(8)}"
-        before = folder / "before-pause.json"
+        # Only the start's runs ask what was imported or read before the pause; a
+        # later checkpoint's runs swap code into modules imported there anyway.
+        before = folder / "before-pause.json" if file == START else None
         path = self.paths[file] if file != START else ""
-        spec = messages.CheckpointSpec(path, address, str(before))
+        spec = messages.CheckpointSpec(path, address, str(before or ""))
         env = {messages.CHECKPOINT_ENV: json.dumps(dataclasses.asdict(spec))}
         # The host's command line, so the session collects what the host collected,
         # in its order: where the host saw which file's collection ran what.
