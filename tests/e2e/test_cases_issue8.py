@@ -8,14 +8,13 @@ byte-identical afterwards.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from support.projects import commit, copy_project, edit, git_status, write_files
-from support.verdicts import guardcheck_run, suite_outcomes, tracked_bytes
+from support.verdicts import failing_by_hand, guardcheck_run, tracked_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -26,14 +25,6 @@ IMPORT_TIME = {
     "table-triples": ("n * 2", "n * 3"),
     "wrong-case": ("(3, 9)", "(3, 10)"),
 }
-
-
-def failing_by_hand(root: Path, path: str, old: str, new: str) -> list[str]:
-    """The tests that fail when `old` -> `new` is written into `path` of a copy of root."""
-    copy = root.parent / f"by-hand-{len(list(root.parent.iterdir()))}"
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", ".guardcheck"))
-    edit(copy / path, old, new)
-    return [n for n, outcome in suite_outcomes(copy).items() if outcome == "failed"]
 
 
 def guardcheck(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

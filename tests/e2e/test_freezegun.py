@@ -5,12 +5,11 @@ those of the mutant written by hand and the whole suite run with plain pytest.""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from support.projects import commit, edit, write_files
-from support.verdicts import guardcheck_run, suite_outcomes
+from support.projects import commit, write_files
+from support.verdicts import failing_by_hand, guardcheck_run
 
 pytestmark = pytest.mark.slow
 
@@ -39,11 +38,8 @@ ENTRIES = {
 
 
 def by_hand(root: Path, old: str, new: str) -> list[str]:
-    """The tests that fail with `old` -> `new` written into a copy of root (plain pytest)."""
-    copy = root.parent / f"by-hand-{len(list(root.parent.iterdir()))}"
-    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git", ".guardcheck"))
-    edit(copy / STAMP, old, new)
-    return sorted(n for n, outcome in suite_outcomes(copy).items() if outcome == "failed")
+    """The tests that fail with `old` -> `new` written into the stamp module by hand."""
+    return failing_by_hand(root, STAMP, old, new)
 
 
 def test_freezing_suites_keep_the_verdicts_by_hand(tmp_path):
