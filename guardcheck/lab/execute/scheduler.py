@@ -176,35 +176,39 @@ class Scheduler:
         self._put_back_written()  # what the baseline's tests left
         try:
             while self.pending or self.running:
+                held = False  # a run waits for the start checkpoint: look again soon
                 while self.pending and len(self.running) < self.jobs:
-                    job = self._next_startable()
+                    job, held = self._next_startable()
                     if job is None:
                         break
                     self._start(job)
                 self._tell()
-                self._wait()
+                self._wait(held and len(self.running) < self.jobs)
         finally:
             self.disk.restore()
             self._put_back_written()
             self._tell()
             self._deferred = None
 
-    def _next_startable(self) -> _Job | None:
-        """The next pending run that may start now, taken off the queue; None: none yet.
+    def _next_startable(self) -> tuple[_Job | None, bool]:
+        """The next pending run that may start now, taken off the queue (None: none yet),
+        and whether a run was passed over because it waits for the start checkpoint.
 
         Runs that would resume at the start checkpoint wait while it is still on its way
         (a fresh interpreter would pay for the same start-up); what is queued behind them
         may go meanwhile.
         """
         starting = self._checkpoints is not None and self._checkpoints.starting()
+        held = False
         for position, job in enumerate(self.pending):
             if starting and self._at_start(job):
+                held = True
                 continue
             if not self._may_start(job):
-                return None
+                return None, held
             del self.pending[position]
-            return job
-        return None
+            return job, held
+        return None, held
 
     def _may_start(self, first: _Job) -> bool:
         """A mutant on disk runs alone, and a run of a test that writes into the copy
@@ -343,27 +347,25 @@ class Scheduler:
         """Seconds a checkpoint may take to reach its pause before its runs go fresh."""
         return max(FRESH_STARTUP_FLOOR, 3 * self.info.startup)
 
-    def _wait(self) -> None:
+    def _wait(self, held_for_start: bool) -> None:
+        """Until the host or a fresh run has news, a fresh run's deadline passes, or (when
+        `held_for_start`: a run waits for the start checkpoint, with a slot free for it)
+        the next look at that checkpoint is due."""
         selector = selectors.DefaultSelector()
         events = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.host.wants_write else 0)
         selector.register(self.host.fileno(), events, None)
-        timeout: float | None = None
+        bounds: list[float] = [_START_POLL] if held_for_start else []
         for job in self.running.values():
             if job.fresh is None:
                 continue
             fd = job.fresh.fileno()
             if fd is None:
-                timeout = _IDLE_POLL
+                bounds.append(_IDLE_POLL)
             else:
                 selector.register(fd, selectors.EVENT_READ, job)
-            left = max(0.0, job.fresh.deadline - time.monotonic())
-            timeout = left if timeout is None else min(timeout, left)
-        free = self.pending and len(self.running) < self.jobs
-        if free and self._checkpoints is not None and self._checkpoints.starting():
-            # Runs wait for it: look again soon.
-            timeout = _START_POLL if timeout is None else min(timeout, _START_POLL)
+            bounds.append(max(0.0, job.fresh.deadline - time.monotonic()))
         try:
-            ready = selector.select(timeout)
+            ready = selector.select(min(bounds, default=None))
         finally:
             selector.close()
         for key, mask in ready:
