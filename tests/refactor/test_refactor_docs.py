@@ -3,7 +3,8 @@
 Every ```console block of the refactor part of the page is one shell session started
 at the repository root, with the README's install on PATH and no PYTHONPATH: each
 `$ command` runs in turn and must print what the page shows under it (the base's
-abbreviated sha, which changes with every commit, and objects' addresses aside)."""
+abbreviated sha, which changes with every commit, objects' addresses, and whether a
+fuzzed call on a huge int outlasted its CPU allowance aside)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ SECTION = "# Verifying a whole refactor with `guardcheck refactor`"
 MARK = "@@guardcheck-doc-step@@"
 _SHA = re.compile(r"\(([0-9a-f]{10})\)")
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+# Whether a call on a huge int outlasts the worker's CPU allowance depends on the machine:
+# under load (CI of stop 46, beside a corpus oracle) Relay.begin_turn's did too.
+_HUNG = re.compile(r", ints within ±[0-9,]+ after a call on a larger one hung")
 
 
 def documented_steps() -> list[tuple[str, list[str]]]:
@@ -65,7 +69,7 @@ def run_session(commands: list[str], home: Path) -> list[list[str]]:
 
 
 def _same(line: str) -> str:
-    return _ADDRESS.sub(" at 0x...>", _SHA.sub("(<sha>)", line.rstrip()))
+    return _HUNG.sub("", _ADDRESS.sub(" at 0x...>", _SHA.sub("(<sha>)", line.rstrip())))
 
 
 def test_the_refactor_examples_print_what_the_page_shows(tmp_path):
