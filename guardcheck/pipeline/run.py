@@ -20,6 +20,7 @@ from guardcheck.errors import GuardcheckError
 from guardcheck.exitcodes import ExitCode
 from guardcheck.lab.execute.session import LabSession, sigterm_as_interrupt
 from guardcheck.lab.sandbox.projectcopy import private_copy
+from guardcheck.lab.sandbox.pytestguard import keep_pytest_out
 from guardcheck.model import Gate, Mutant, Provenance, RunReport
 from guardcheck.options import RunOptions
 from guardcheck.pipeline.catalogue import check, check_killers_collected
@@ -167,9 +168,15 @@ def _through_the_lab(
 def _output_folder(options: RunOptions) -> OutputFolder:
     """The run's output folder, locked for this run (before the private copy in it is synced)."""
     try:
-        return OutputFolder(options.output_dir)
+        folder = OutputFolder(options.output_dir)
     except (OutputFolderUnusable, OSError) as exc:
         raise GuardcheckError(str(exc)) from None
+    try:
+        keep_pytest_out(options.output_dir)  # its copy's tests are not the user's to collect
+    except OSError as exc:
+        folder.close()
+        raise GuardcheckError(f"{options.output_dir}: cannot write in it: {exc}") from None
+    return folder
 
 
 def _lab_options(options: RunOptions) -> RunOptions:

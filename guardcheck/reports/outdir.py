@@ -17,6 +17,9 @@ Layout::
                        mutant ids by verdict: appended per mutant, rewritten by finish()
     lock               flock'ed by the running guardcheck (its pid inside)
     tree/, tree.json   the private copy of the project the tests run in, and its manifest
+    pyvenv.cfg, conftest.py
+                       keep the user's own pytest from collecting tree/ when the project's
+                       `norecursedirs` does not skip dot-folders (lab/sandbox/pytestguard.py)
 
 Everything is flushed per mutant, so a killed or interrupted run still leaves evidence
 (the idea of cargo-mutants' `mutants.out/`).

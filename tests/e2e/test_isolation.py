@@ -234,3 +234,54 @@ def test_a_large_untracked_file_is_copied_but_never_committed_in_the_copy(tmp_pa
     assert (copy / "data.bin").stat().st_size == LARGE + 1
     assert git(copy, "ls-files", "data.bin") == ""  # not committed
     assert git(copy, "status", "--porcelain") == ""  # and not reported either
+
+
+def _plain_collection(root: Path, *args: str) -> tuple[int, list[str]]:
+    """Plain pytest's exit status and the node ids it collects, from the project root."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only", *args],
+        cwd=root,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, sorted(line for line in done.stdout.splitlines() if "::" in line)
+
+
+@pytest.mark.parametrize("mode", ["prepend", "importlib"])
+def test_plain_pytest_collects_the_same_tests_after_a_run_whatever_norecursedirs_says(
+    tmp_path, mode
+):
+    """Found on jaraco.text 4.0.0 (bench/corpus): its `norecursedirs = dist build .tox
+    .eggs` drops pytest's default `.*`, so after a sweep a plain `pytest` in the project
+    collected the private copy in .guardcheck/tree too: every test twice (importlib
+    mode), or an import-file mismatch and a red suite (prepend, with --doctest-modules
+    and a conftest.py at the root). `--collect-in-virtualenv` sets the output folder's
+    pyvenv.cfg aside, so its conftest.py alone keeps pytest out."""
+    if mode == "importlib" and pytest.version_tuple < (8, 1):
+        pytest.skip("pytest < 8.1 cannot import a conftest.py under a folder named with a dot")
+    root = write_files(
+        tmp_path / "project",
+        {
+            "pyproject.toml": (
+                '[tool.guardcheck]\nsource = ["calc.py"]\ntests = ["tests"]\n'
+                "[tool.pytest.ini_options]\n"
+                'norecursedirs = ["build", "dist"]\npythonpath = ["."]\n'
+                f'addopts = "--import-mode={mode} --doctest-modules"\n'
+            ),
+            "calc.py": "def double(x):\n    return x * 2\n",
+            "conftest.py": "import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n",
+            "tests/test_calc.py": (
+                "from calc import double\n\n\ndef test_double(two):\n    assert double(two) == 4\n"
+            ),
+        },
+    )
+    git(root, "init", "-q", "-b", "main")
+    before = _plain_collection(root)
+    assert before == (0, ["tests/test_calc.py::test_double"])
+    done = guardcheck(root, "sweep", "-q")
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: a survivor, fine here
+    assert (root / ".guardcheck" / "tree" / "tests" / "test_calc.py").is_file()
+    assert _plain_collection(root) == before
+    assert _plain_collection(root, "--collect-in-virtualenv") == before
