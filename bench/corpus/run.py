@@ -221,7 +221,9 @@ def fetch(lib: Library) -> Path:
         ),
         f"pip download {lib.sdist}",
     )
-    names = {f"{dist}-{ver}.tar.gz".lower(), f"{dist.replace('-', '_')}-{ver}.tar.gz".lower()}
+    # PEP 625 names an sdist by the normalized project name (jaraco.text: jaraco_text).
+    normalized = re.sub(r"[-_.]+", "_", dist)
+    names = {f"{dist}-{ver}.tar.gz".lower(), f"{normalized}-{ver}.tar.gz".lower()}
     archive = next(p for p in dest.iterdir() if p.name.lower() in names)
     with tarfile.open(archive) as tar:
         tar.extractall(dest, filter="data")
