@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -30,7 +31,7 @@ from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
 from guardcheck.child.importhook import ServedModules
-from guardcheck.child.itemrun import OneLineReports, Recorder, end_session
+from guardcheck.child.itemrun import OneLineReports, Recorder, end_session, items_by_nodeid
 from guardcheck.child.preloaded import ImportsOf, imported_from, not_served_reason
 from guardcheck.child.syspath import drop_repeated_entries
 from guardcheck.model import TestOutcome, function_id
@@ -158,6 +159,8 @@ class FreshRun:
         self.missing: list[str] = []
         self.stand_ins: list[str] = []  # run for a selected id the mutant renamed
         self.waiting = set(spec.hold)
+        self.unrun: Counter[str] = Counter()  # items still to run, by node id
+        self.sent: set[str] = set()  # node ids whose TestFinished went out
         self.failed = False
         self.out = os.open(spec.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
@@ -186,9 +189,13 @@ class FreshRun:
             self.pytest_sessionfinish(self.session)
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        self.unrun[nodeid] -= 1
         result = self.recorder.result(nodeid)
+        failed = result is not None and result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+        if nodeid in self.sent or (self.unrun[nodeid] > 0 and not failed):
+            return  # one of a node id's items: the test is all of them, reported once
         if result is not None:  # as it comes: a timeout later on must not discard a kill
-            failed = result.outcome in (TestOutcome.FAILED, TestOutcome.ERROR)
+            self.sent.add(nodeid)
             evidence = self.evidence.seen(failed) or self.follower.has_evidence()
             messages.send(self.out, messages.TestFinished(result, evidence))
         self.waiting.discard(nodeid)
@@ -226,6 +233,7 @@ class FreshRun:
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+        self.unrun = Counter(item.nodeid for item in keep)
         stop_at_first_failure(keep)  # a kill needs a failure, not the minimal example
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
@@ -270,7 +278,7 @@ def stand_in_for_missing(
     (`test_x[low]` becomes `test_x[XXlowXX]`): by hand that test runs under its new
     id, so it runs here too, in place of the selected id the session lacks.
     """
-    by_id = {item.nodeid: item for item in items}
+    by_id = items_by_nodeid(items)  # all of a node id's items run, as `pytest NODEID` does
     chosen = set(wanted)
     # Once, not per missing id: a mutant that breaks a file's collection misses them all.
     unchosen: dict[str, list[pytest.Item]] = {}
@@ -282,7 +290,7 @@ def stand_in_for_missing(
     missing: list[str] = []
     for nodeid in wanted:
         if nodeid in by_id:
-            keep.append(by_id[nodeid])
+            keep.extend(by_id[nodeid])
             taken.add(nodeid)
             continue
         others = unchosen.get(function_id(nodeid), [])

@@ -51,7 +51,13 @@ from guardcheck.child.codeswap import (
 )
 from guardcheck.child.hashseed import restore_user_hash_seed
 from guardcheck.child.importwatch import ImportWatch
-from guardcheck.child.itemrun import OneLineReports, Recorder, new_capture
+from guardcheck.child.itemrun import (
+    OneLineReports,
+    Recorder,
+    every_item,
+    items_by_nodeid,
+    new_capture,
+)
 from guardcheck.child.jobs import MAX_LOG, JobMain, Jobs
 from guardcheck.child.librarycaches import warm_freezegun
 from guardcheck.child.origins import foreign_modules
@@ -214,9 +220,9 @@ class Host:
         self.ran_before_tests = ran_before_tests
         self.ran_lines = ran_lines
         self.config = session.config
-        self.items: dict[str, pytest.Item] = {}
-        for item in session.items:
-            self.items.setdefault(item.nodeid, item)
+        # A test is a node id. Several items may share one (a conftest's collector that
+        # names every case of a data file alike): `pytest NODEID` runs them all, so do we.
+        self.items = items_by_nodeid(session.items)
         self.control = socket.socket(fileno=settings.fd)
         self.parent_pid = settings.parent
         self.scratch = Path(settings.scratch)
@@ -259,7 +265,7 @@ class Host:
             return
         self.send(
             messages.Collected(
-                tests=[messages.CollectedTest(n, str(i.path)) for n, i in self.items.items()],
+                tests=[messages.CollectedTest(n, str(i[0].path)) for n, i in self.items.items()],
                 rootdir=str(self.config.rootpath),
                 inifile=str(self.config.inipath) if self.config.inipath else None,
                 ran_before_tests=self.ran_before_tests,
@@ -293,7 +299,7 @@ class Host:
         """Compute each item's `location` (a cached property) once, here: otherwise every
         child computes it afresh for each test it runs (source lookups, path relativising),
         which profiled at a tenth of a forked mutant's test time."""
-        for item in self.items.values():
+        for item in every_item(self.items):
             with contextlib.suppress(Exception):  # a child raises it again, as pytest would
                 item.location  # noqa: B018
 
@@ -352,7 +358,7 @@ class Host:
 
     def _start_baseline(self, workers: int) -> None:
         """Run 1, under coverage: whole test files split over `workers` children."""
-        items = list(self.items.values())
+        items = every_item(self.items)
         groups = baselineparts.split_by_file(items, [str(i.path) for i in items], workers)
         self.parts = []
         self.parts_expected = len(groups)

@@ -9,7 +9,8 @@ building the full report costs most of a child's CPU (runner-notes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +186,19 @@ def use_capture(config: pytest.Config, capture: MultiCapture[str] | None) -> Non
     capman._global_capturing = capture
 
 
+def items_by_nodeid(items: Iterable[pytest.Item]) -> dict[str, list[pytest.Item]]:
+    """Every item under its node id, ids and items in collection order."""
+    grouped: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        grouped.setdefault(item.nodeid, []).append(item)
+    return grouped
+
+
+def every_item(grouped: Mapping[str, Sequence[pytest.Item]]) -> list[pytest.Item]:
+    """The items of items_by_nodeid, in collection order."""
+    return [item for items in grouped.values() for item in items]
+
+
 def run_items(
     session: pytest.Session,
     items: Sequence[pytest.Item],
@@ -200,9 +214,12 @@ def run_items(
     With `hold`, not before every test it names has run (each named killer
     must fail, so none may be skipped by stopping early).
     Fixtures are torn down explicitly at the end: the child leaves by os._exit.
+    Items that share a node id make one test, whose result (the Recorder folds their
+    reports) comes once the last of them ran.
     """
     results: list[TestResult] = []
     waiting = set(hold) & {item.nodeid for item in items}
+    unrun = Counter(item.nodeid for item in items)
     failed = False
     for index, item in enumerate(items):
         if before is not None:
@@ -213,6 +230,9 @@ def run_items(
         except Exit as exc:  # pytest.exit() inside a test: that test is to blame
             results.append(TestResult(item.nodeid, TestOutcome.ERROR, 0.0, f"pytest.exit: {exc}"))
             break
+        unrun[item.nodeid] -= 1
+        if unrun[item.nodeid]:
+            continue  # more items of this node id to come
         result = recorder.result(item.nodeid)
         if result is None:
             result = TestResult(item.nodeid, TestOutcome.ERROR, 0.0, "no report from pytest")

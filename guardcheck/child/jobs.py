@@ -28,7 +28,7 @@ from guardcheck.child.follow import Follower, StartWatch
 from guardcheck.child.followcov import QUIET, dump_coverage_at_exit, measuring
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
-from guardcheck.child.itemrun import Recorder, run_items, use_capture
+from guardcheck.child.itemrun import Recorder, every_item, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
 from guardcheck.child.pluginstate import (
     mypy_items,
@@ -51,7 +51,7 @@ class Jobs:
     """The host's collected session and what every job shares; a child runs one job."""
 
     session: pytest.Session
-    items: dict[str, pytest.Item]  # by node id, in collection order
+    items: dict[str, list[pytest.Item]]  # by node id, in collection order (items_by_nodeid)
     recorder: Recorder
     captures: dict[Path, MultiCapture[str] | None]  # per sandbox slot (filled by the host)
     settings: messages.HostConfig
@@ -94,7 +94,7 @@ class Jobs:
                 for line, contexts in by_line.items()
             }
         _merge_followed(coverage, follower, index)
-        checkers = mypy_items(self.items.values())
+        checkers = mypy_items(every_item(self.items))
         groups = shared_readers(checkers)
         elsewhere = _read_elsewhere(follower, type_checked(checkers, coverage))
         report = messages.ChildReport(
@@ -116,7 +116,7 @@ class Jobs:
         """A further baseline run: every test again, without coverage, to expose flaky ones."""
         self._enter_scratch(slot)
         _stop_tracing()
-        items = list(self.items.values())
+        items = every_item(self.items)
         results = run_items(self.session, items, self.recorder, bail=False, before=_announcer(out))
         messages.send(out, messages.ChildReport(tests=results, log=self._log()))
 
@@ -139,7 +139,7 @@ class Jobs:
             limit_address_space(self.settings.memory_limit_mb)
             self._enter_scratch(slot)
             _stop_tracing()
-            items = [self.items[n] for n in message.tests if n in self.items]
+            items = [item for n in message.tests for item in self.items.get(n, ())]
             stop_at_first_failure(items)  # a kill needs a failure, not the minimal example
             see_mutated_constants({os.path.realpath(f.filename): f.mutated for f in message.files})
             reads = DiskReads(f.filename for f in message.files)

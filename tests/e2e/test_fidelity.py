@@ -29,7 +29,7 @@ from support.projects import (
     git_status,
     write_files,
 )
-from support.verdicts import guardcheck_run
+from support.verdicts import guardcheck, guardcheck_run
 
 pytestmark = pytest.mark.slow
 
@@ -1159,3 +1159,76 @@ def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
     }
     files = ("__init__.py", "test_cli.py", "test_core.py")
     assert readers == {f"tests/{f}::mypy" for f in files} | {"tests/__init__.py::mypy-status"}
+
+
+def _cases_project(root: Path, cases: str) -> Path:
+    """A conftest.py collector that names every case of a data file alike, as docopt-ng's
+    does for its testcases.docopt: two items, one node id."""
+    return commit(
+        write_files(
+            root,
+            {
+                "pyproject.toml": (
+                    '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'
+                    '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+                ),
+                "calc/__init__.py": (
+                    "ONE = 1\n\n\ndef sign(x):\n    if x > 0:\n        return ONE\n    return 0\n"
+                ),
+                "tests/conftest.py": (
+                    "import pytest\n\nfrom calc import sign\n\n\n"
+                    "def pytest_collect_file(file_path, parent):\n"
+                    "    if file_path.suffix == '.cases':\n"
+                    "        return CasesFile.from_parent(parent, path=file_path)\n\n\n"
+                    "class CasesFile(pytest.File):\n"
+                    "    def collect(self):\n"
+                    "        for line in self.path.read_text().splitlines():\n"
+                    "            arg, expected = map(int, line.split())\n"
+                    "            yield CaseItem.from_parent(\n"
+                    "                self, name='case', arg=arg, expected=expected\n"
+                    "            )\n\n\n"
+                    "class CaseItem(pytest.Item):\n"
+                    "    def __init__(self, *, arg, expected, **kwargs):\n"
+                    "        super().__init__(**kwargs)\n"
+                    "        self.arg, self.expected = arg, expected\n\n"
+                    "    def runtest(self):\n"
+                    "        assert sign(self.arg) == self.expected\n\n"
+                    "    def reportinfo(self):\n"
+                    "        return self.path, 0, self.name\n"
+                ),
+                "tests/test_sign.cases": cases,
+                "mutations/sign.toml": (
+                    '[[mutation]]\nid = "positive-two"\nsummary = "A positive sign is 2."\n'
+                    'file = "calc/__init__.py"\nscope = "sign"\nfind = "return ONE"\n'
+                    'replace = "return ONE + 1"\n\n'
+                    '[[mutation]]\nid = "one-is-two"\nsummary = "ONE is 2, at import."\n'
+                    'file = "calc/__init__.py"\nfind = "ONE = 1"\nreplace = "ONE = 2"\n'
+                ),
+            },
+        )
+    )
+
+
+def test_items_that_share_a_node_id_all_run_as_plain_pytest_runs_them(tmp_path):
+    """Found on docopt-ng 0.9.0 (bench/corpus): its conftest collector names each case of
+    a usage text alike, 614 items under 520 node ids. A forked run kept the first item
+    of each id and a fresh run the last, so the others never ran, in the baseline or for
+    any mutant: a mutant only a middle case catches was `survived` on both paths (here,
+    where by hand the suite fails), and a middle case failing on the original left the
+    baseline green where plain pytest is red."""
+    root = _cases_project(tmp_path / "project", "0 0\n5 1\n-3 0\n")
+    assert _plain_suite_exit(root) == 0
+    assert _by_hand_exit(root, "calc/__init__.py", "return ONE", "return ONE + 1") == 1
+    assert _by_hand_exit(root, "calc/__init__.py", "ONE = 1", "ONE = 2") == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdicts = {
+        k: (m["guardcheck"]["verdict"], m["guardcheck"]["executionPath"])
+        for k, m in mutants.items()
+    }
+    assert verdicts == {"positive-two": ("caught", "fork"), "one-is-two": ("caught", "subprocess")}
+
+    red = _cases_project(tmp_path / "red", "0 0\n5 2\n-3 0\n")  # the middle case fails
+    assert _plain_suite_exit(red) == 1
+    done = guardcheck(red, "run", "--no-cache")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "tests/test_sign.cases::case (failed)" in done.stderr
