@@ -1232,3 +1232,49 @@ def test_items_that_share_a_node_id_all_run_as_plain_pytest_runs_them(tmp_path):
     done = guardcheck(red, "run", "--no-cache")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "tests/test_sign.cases::case (failed)" in done.stderr
+
+
+COLD_CACHE = {
+    "pyproject.toml": (
+        '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    ),
+    "app/__init__.py": (
+        "import subprocess\nimport sys\n\n_echoed = {}\n\n\n"
+        "def echo(text):\n"
+        "    if text not in _echoed:  # a process only when the cache is cold\n"
+        "        code = 'import sys; print(sys.argv[1])'\n"
+        "        done = subprocess.run([sys.executable, '-c', code, text], capture_output=True)\n"
+        "        _echoed[text] = done.stdout.decode().strip()\n"
+        "    return _echoed[text]\n\n\n"
+        "def shout(text):\n    return echo(text).upper()\n"
+    ),
+    # One file, so that the baseline runs them in one process, test_shout warm.
+    "tests/test_echo.py": (
+        "from app import echo, shout\n\n\n"
+        "def test_echo():\n    assert echo('hi') == 'hi'\n\n\n"
+        "def test_shout():\n    assert shout('hi') == 'HI'\n"
+    ),
+    "mutations/shout.toml": (
+        '[[mutation]]\nid = "shout-lower"\nsummary = "Shouting lowers the case."\n'
+        'file = "app/__init__.py"\nscope = "shout"\nfind = "echo(text).upper()"\n'
+        'replace = "echo(text).lower()"\n'
+    ),
+}
+
+
+def test_a_control_run_whose_test_starts_a_process_the_baseline_did_not_confirms_the_kill(
+    tmp_path,
+):
+    """Found on patchy 2.9.0 (bench/corpus): its patches run the `patch` program, and a
+    cache skips it for a patch an earlier test applied. A killing test run alone started
+    a process that the baseline, where it ran warm, had not; its control run, without the
+    mutant, passed, but that pass was doubted as for a mutant ("may have run unmutated
+    there") and the kill left unconfirmed: 10 `error`s, each caught by hand. A control
+    run has no mutant, so its pass stands."""
+    root = commit(write_files(tmp_path / "project", COLD_CACHE))
+    assert _plain_suite_exit(root) == 0
+    assert _by_hand_exit(root, "app/__init__.py", ".upper()", ".lower()") == 1
+    _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    verdict = mutants["shout-lower"]["guardcheck"]
+    assert (verdict["verdict"], verdict["executionPath"]) == ("caught", "fork"), verdict["reason"]

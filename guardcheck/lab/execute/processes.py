@@ -128,15 +128,18 @@ def _tail(path: Path, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def outcome_of(ended: messages.ChildEnded) -> ChildOutcome:
-    """What the host said of a child that ended, as the facts a verdict is judged from."""
+def outcome_of(ended: messages.ChildEnded, *, control: bool = False) -> ChildOutcome:
+    """What the host said of a child that ended, as the facts a verdict is judged from.
+
+    A `control` run has no mutant: a process its tests started unfollowed ran what a
+    checkout holds, so its pass stands."""
     report = ended.report or messages.ChildReport()
     crash = report.crash or ended.exit
     if report.collect_errors and not report.tests:
         crash = f"collection aborted: {report.collect_errors[0]}"
     interrupted = crash or ended.timed_out is not None
     failed = any(t.outcome in (TestOutcome.FAILED, TestOutcome.ERROR) for t in report.tests)
-    unsure = report.unfollowed and not (ended.baseline or interrupted or failed)
+    unsure = report.unfollowed and not (ended.baseline or control or interrupted or failed)
     error = unfollowed_error(report.unfollowed) if unsure else None
     only_disk = bool(unsure) and set(report.unfollowed) <= set(report.from_disk)
     from_disk = tuple(sorted(report.unfollowed)) if only_disk else ()
@@ -402,7 +405,9 @@ class FreshProcess:
         on_disk: bool = False,
         swaps: Sequence[messages.SwapFile] = (),
         checkpoint: bool = False,
+        control: bool = False,
     ) -> None:
+        self.control = control  # a control run: no mutant (outcome_of)
         self.folder = folder
         folder.mkdir()
         self.log = folder / "pytest.log"
@@ -525,7 +530,7 @@ class FreshProcess:
         )
         own_log = report.log if report is not None and not timed_out else ""
         log = "\n".join(filter(None, [own_log, without_session_header(_tail(self.log, 60))]))
-        outcome = outcome_of(ended)
+        outcome = outcome_of(ended, control=self.control)
         if self.resumed and not in_place:
             outcome = before_in_place(ended, outcome)
         return outcome, log

@@ -304,6 +304,7 @@ class Scheduler:
             on_disk=job.on_disk,
             swaps=swaps,
             checkpoint=checkpoint is not None,
+            control=control,
             # A fresh interpreter starts pytest and collects again: allow for that too,
             # generously, since start-up time swings with machine load far more than tests do.
             timeout=plan.timeout + max(FRESH_STARTUP_FLOOR, 3 * self.info.startup),
@@ -401,7 +402,7 @@ class Scheduler:
         log = message.report.log if message.report is not None else ""
         if os.environ.get(TIMING) and message.report is not None:
             log += "\n" + _timing_line(job.started, message.report.timing)
-        self._finish(job, outcome_of(message), log)
+        self._finish(job, outcome_of(message, control=job.control is not None), log)
 
     def _finish(self, job: _Job, outcome: ChildOutcome, child_log: str) -> None:
         del self.running[job.index]
