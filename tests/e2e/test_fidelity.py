@@ -1163,7 +1163,7 @@ def test_pytest_mypy_type_checks_each_mutant_as_a_plain_session_does(tmp_path):
 
 def _cases_project(root: Path, cases: str) -> Path:
     """A conftest.py collector that names every case of a data file alike, as docopt-ng's
-    does for its testcases.docopt: two items, one node id."""
+    does for its testcases.docopt: one item per line of `cases`, all under one node id."""
     return commit(
         write_files(
             root,
