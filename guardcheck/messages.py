@@ -43,6 +43,8 @@ CHECKPOINT_ENV = "GUARDCHECK_CHECKPOINT"
 # Set when the lab chose PYTHONHASHSEED for its interpreters: "=" and the user's own
 # value, or "" when they had none, put back before any test runs (child/hashseed.py).
 HASHSEED_ENV = "GUARDCHECK_HASHSEED"
+# The pytest-randomly seed every session of one invocation uses (child/randomseed.py).
+RANDOMLY_SEED_ENV = "GUARDCHECK_RANDOMLY_SEED"
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ class Collected:
     # Project modules imported from the user's tree instead of the copy: `name (path)`.
     foreign: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said once to the user (stderr)
+    randomly_seed: str = ""  # pytest-randomly's seed in every session; "" if not active
 
 
 @dataclass(frozen=True)

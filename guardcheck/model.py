@@ -350,6 +350,7 @@ class RunReport:
     provenance: Provenance | None = None  # what was run against; None for hand-built reports
     cached: int = 0  # results restored from guardcheck/cache/ instead of run
     hash_seed: str = ""  # the PYTHONHASHSEED every test process ran under ("" if unknown)
+    randomly_seed: str = ""  # pytest-randomly's --randomly-seed in every run ("" if none)
 
     @property
     def score(self) -> float:

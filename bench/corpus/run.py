@@ -486,7 +486,8 @@ def fresh_ids(report: Path) -> list[str]:
 
 
 def sweep_hash_seed(report: Path) -> dict[str, str]:
-    """PYTHONHASHSEED for the hand runs: the one every test process of the sweep ran under.
+    """The hand runs' environment: PYTHONHASHSEED (and pytest-randomly's seed) as every
+    test process of the sweep had them.
 
     Plain pytest draws a seed per run, and a verdict can depend on it (dep-logic's
     `range.py:217:37` mutant survives under 1 seed in 40): under the sweep's seed the
@@ -494,8 +495,13 @@ def sweep_hash_seed(report: Path) -> dict[str, str]:
     """
     if not report.exists():
         return {}
-    seed = json.loads(report.read_text(encoding="utf-8"))["guardcheck"].get("hashSeed", "")
-    return {"PYTHONHASHSEED": seed} if seed else {}
+    fields = json.loads(report.read_text(encoding="utf-8"))["guardcheck"]
+    seed = fields.get("hashSeed", "")
+    env = {"PYTHONHASHSEED": seed} if seed else {}
+    # pytest-randomly's order and draws: its seed, the same in every session of the sweep.
+    if fields.get("randomlySeed"):
+        env["PYTEST_ADDOPTS"] = f"--randomly-seed={fields['randomlySeed']}"
+    return env
 
 
 def fresh_oracle_tree(lib: Library) -> None:

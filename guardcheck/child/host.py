@@ -69,6 +69,7 @@ from guardcheck.child.procs import (
     set_pdeathsig,
     set_subreaper,
 )
+from guardcheck.child.randomseed import seed_in_force
 from guardcheck.child.syspath import drop_repeated_entries
 from guardcheck.model import TestResult
 
@@ -85,12 +86,20 @@ def _notes(config: pytest.Config) -> list[str]:
         *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
         *config.invocation_params.args,
     ]
+    notes = []
     if asks_for_workers(asked):
-        return [
+        notes.append(
             "pytest-xdist's -n is turned off in guardcheck's pytest runs (given -n 0): "
             "guardcheck runs its own workers (--jobs)"
-        ]
-    return []
+        )
+    seed = seed_in_force(config)
+    if seed:
+        notes.append(
+            f"pytest-randomly: every guardcheck pytest run uses --randomly-seed={seed} "
+            "(the report's randomlySeed); run a mutant's tests by hand with it to see "
+            "the same order and random values"
+        )
+    return notes
 
 
 def asks_for_workers(args: list[str]) -> bool:
@@ -272,6 +281,7 @@ class Host:
                 ran_lines=self.ran_lines,
                 foreign=foreign_modules(self.origin, self.root, self.source),
                 notes=_notes(self.config),
+                randomly_seed=seed_in_force(self.config),
             )
         )
         self._prepare()

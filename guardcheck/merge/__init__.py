@@ -72,6 +72,7 @@ def merge_reports(
         provenance=replace(first, shard=None, merged_from=len(named)),
         # Each shard drew its own seed unless the user fixed one.
         hash_seed=_one({r.hash_seed for r in reports}),
+        randomly_seed=_one({r.randomly_seed for r in reports}),
     )
 
 

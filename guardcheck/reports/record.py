@@ -290,6 +290,7 @@ def _report(doc: dict[str, Any], top: dict[str, Any]) -> RunReport:
         baseline_seconds=float(top["baselineSeconds"]),
         wall_seconds=float(top["wallSeconds"]),
         hash_seed=str(top.get("hashSeed", "")),  # absent from reports older than the field
+        randomly_seed=str(top.get("randomlySeed", "")),  # likewise
         matrix=bool(top["matrix"]),
         interrupted=bool(top["interrupted"]),
         incomplete=top["incomplete"],

@@ -213,6 +213,7 @@ def to_stryker(report: RunReport, *, gate: Gate | None = None) -> dict[str, Any]
             "baselineSeconds": report.baseline_seconds,
             "wallSeconds": report.wall_seconds,
             "hashSeed": report.hash_seed,
+            "randomlySeed": report.randomly_seed,
             **run_record(report),
             "selectionTests": tables.lists,
         },

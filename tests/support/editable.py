@@ -89,7 +89,7 @@ def editable_project(tmp: Path, backend: str, tree: str = "fidelity-src") -> Edi
     text = text.replace('version = "0.1"', 'version = "0.1"\ndescription = "a fixture"')
     pyproject.write_text(text + "\n" + build, encoding="utf-8")
     commit(root)
-    python = _venv(tmp / "venv")
+    python = venv_over_this_one(tmp / "venv")
     done = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "-e", "."],
         cwd=root,
@@ -111,7 +111,7 @@ def _flatten(root: Path) -> None:
         path.write_text(text.replace('"tests", "src"', '"tests", "fidlib"'), encoding="utf-8")
 
 
-def _venv(folder: Path) -> Path:
+def venv_over_this_one(folder: Path) -> Path:
     """A venv without pip of its own that sees this environment's site-packages."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"

@@ -67,6 +67,7 @@ def child_env(settings: RunOptions, extra: dict[str, str], roots: Sequence[str])
         "PYTHONDONTWRITEBYTECODE": "1",
         messages.PYCACHE_ENV: str(pycache_dir(settings)),
         **one_hash_seed(inherited),
+        **one_randomly_seed(),
         **extra,
     }
 
@@ -98,13 +99,24 @@ def one_hash_seed(inherited: dict[str, str]) -> dict[str, str]:
     }
 
 
+def _randomly_installed() -> bool:
+    return importlib.util.find_spec("pytest_randomly") is not None
+
+
+def one_randomly_seed() -> dict[str, str]:
+    """The pytest-randomly seed of every session of this invocation: the hash seed's
+    number, so one figure from the report reproduces both by hand."""
+    return {messages.RANDOMLY_SEED_ENV: hash_seed()} if _randomly_installed() else {}
+
+
 # Fresh runs go through this wrapper: it kills what their tests leave running, even
 # when the lab itself was killed with -9 (guardcheck/child/reaper.py).
 REAPER = (sys.executable, "-m", "guardcheck.child.reaper")
 
 
 def quiet_plugins(settings: RunOptions) -> list[str]:
-    """Flags that keep the user's coverage plugin out of our pytest runs.
+    """Flags that keep the user's coverage plugin out of our pytest runs, and xdist and
+    pytest-randomly in line with them.
 
     guardcheck measures coverage itself; pytest-cov from `addopts` would leave a
     `.coverage` file behind and slow every child. `--no-cov`, not `-p no:cov`:
@@ -117,6 +129,9 @@ def quiet_plugins(settings: RunOptions) -> list[str]:
     # workers: the lab runs its own. `-n 0`, given last, wins over any earlier `-n`.
     if importlib.util.find_spec("xdist") is not None and "no:xdist" not in settings.pytest_args:
         flags += ["-n", "0"]
+    # pytest-randomly would draw a seed per session: ours share one (child/randomseed.py).
+    if _randomly_installed():
+        flags += ["-p", "guardcheck.child.randomseed"]
     return flags
 
 
@@ -373,6 +388,7 @@ class HostInfo:
     inifile: str | None
     paths: dict[str, str]  # node id -> absolute path of its test file
     startup: float  # seconds from launching pytest to collected: what a fresh run pays again
+    randomly_seed: str = ""  # pytest-randomly's seed in every session; "" if not active
 
 
 class ForkServer(Protocol):

@@ -169,7 +169,9 @@ class LabSession:
             for a in self.activations
         ]
         paths = {t.nodeid: t.path for t in message.tests}
-        self.info = HostInfo(Path(message.rootdir), message.inifile, paths, startup)
+        self.info = HostInfo(
+            Path(message.rootdir), message.inifile, paths, startup, message.randomly_seed
+        )
         viable = [a for a in self.activations if not isinstance(a, str)]
         fresh = any(a.mode is ExecutionPath.FRESH for a in viable)
         if fresh and not os.environ.get(NO_ZYGOTE):
@@ -189,7 +191,10 @@ class LabSession:
         assert self.info is not None
         started = time.perf_counter()
         report = RunReport(
-            root=str(self.options.root), matrix=self.options.matrix, hash_seed=hash_seed()
+            root=str(self.options.root),
+            matrix=self.options.matrix,
+            hash_seed=hash_seed(),
+            randomly_seed=self.info.randomly_seed,
         )
         results: dict[int, MutantResult] = {}
         try:
