@@ -239,6 +239,36 @@ def test_an_order_dependent_test_is_judged_with_its_module_in_order(tmp_path):
     assert git_status(root) == ""
 
 
+def test_a_kill_confirmed_by_an_earlier_mutants_control_run_is_judged_in_context(tmp_path):
+    """Regression (structlog 24.4.0, `processors.py:535:23`): two mutants ran the same
+    tests in the same order, and an order-dependent test failed for both. The first
+    one's control run failed it too, so that mutant ran again with its module in
+    baseline order. The second reused that control run's result and concluded `error`
+    ("fails without the mutant too") without the run in order, where by hand, and
+    now, both mutants survive."""
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, ORDER_DEPENDENT)
+    write_files(
+        root,
+        {
+            "mutations/verdicts.toml": (
+                '[[mutation]]\nid = "swap-operands"\nsummary = "Operands swapped."\n'
+                'file = "pkg/core.py"\nscope = "compute"\nfind = "a + $Y"\nreplace = "$Y + a"\n\n'
+                '[[mutation]]\nid = "times-one"\nsummary = "Times one."\n'
+                'file = "pkg/core.py"\nscope = "compute"\nfind = "a + $Y"\n'
+                'replace = "a + $Y * 1"\n'
+            )
+        },
+    )
+    commit(root)
+    # One worker: the second mutant's run ends after the first one's control run did.
+    _, mutants = guardcheck_run(root, tmp_path / "r.json", "-j", "1")
+    for entry in ("swap-operands", "times-one"):
+        fields = mutants[entry]["guardcheck"]
+        assert fields["verdict"] == "survived", (entry, fields["reason"])
+        assert "with their modules' earlier tests, in baseline order" in fields["reason"]
+
+
 CONSTANTS = {
     "pkg/levels.py": "LEVEL = 1\n\n\nclass Limits:\n    HIGH = 10\n",
     "tests/test_levels.py": (

@@ -455,9 +455,11 @@ class Scheduler:
             self._conclude(job, outcome, child_log, status, reason)
             return
         key = (job.activation.mode, tuple(t.nodeid for t in outcome.tests))
-        if key in self.controls:
-            confirmed = confirm(status, reason, outcome, self.controls[key])
-            self._conclude(job, outcome, child_log, *confirmed)
+        if key in self.controls:  # another mutant's control run of the same tests
+            control = self.controls[key]
+            if order_dependent(outcome, control) and self._in_context(job):
+                return  # as for a control run of its own (_control_finished)
+            self._conclude(job, outcome, child_log, *confirm(status, reason, outcome, control))
             return
         waiting = self.awaiting.setdefault(key, [])
         waiting.append((job, outcome, child_log))
