@@ -58,6 +58,7 @@ from guardcheck.child.diskreads import DiskReads
 from guardcheck.child.follow import Follower
 from guardcheck.child.freshrun import FreshRun, register
 from guardcheck.child.hypothesis_constants import see_mutated_constants
+from guardcheck.child.itemrun import SlotCapture, use_capture
 
 
 class SourceReads:
@@ -123,6 +124,7 @@ _reads = SourceReads() if _spec is not None else None
 _first_finder = sys.meta_path[0] if sys.meta_path else None
 _live: LiveFunctions | None = None  # built at the pause: every run inherits the index
 _resumed = False  # this process is a run forked at the checkpoint
+_own_capture: SlotCapture | None = None  # a run's capture files (see _resume)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -195,6 +197,15 @@ def _resume(session: pytest.Session, request: messages.ForkRun) -> None:
     """In the run: its log, folder and environment, the mutant in place, the fresh-run
     plugin registered; pytest then goes on collecting."""
     spec = _enter(request)
+    # The session configured itself before the pause: what its plugins took out of the
+    # environment then, the run's environment brought back.
+    os.environ.pop(messages.RANDOMLY_SEED_ENV, None)
+    # Its own capture files under the session's capture objects: sibling runs of this
+    # checkpoint would otherwise write at one shared offset. Kept referenced: collected
+    # during a test, they would warn (ResourceWarning) under `filterwarnings = error`.
+    global _own_capture
+    _own_capture = SlotCapture.new()
+    use_capture(session.config, _own_capture)
     try:
         _put_in_place(session, spec)
     except NeedsFileOnDisk as exc:  # the lab runs it again with its file on disk

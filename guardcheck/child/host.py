@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.capture import MultiCapture
 
 from guardcheck import messages
 from guardcheck.child import baselineparts, workdirs
@@ -54,6 +53,7 @@ from guardcheck.child.importwatch import ImportWatch
 from guardcheck.child.itemrun import (
     OneLineReports,
     Recorder,
+    SlotCapture,
     every_item,
     items_by_nodeid,
     new_capture,
@@ -251,7 +251,7 @@ class Host:
         self.exiting: list[Child] = []  # reported, killed, not yet reaped
         self.inbox = messages.LineBuffer()
         self.live: LiveFunctions | None = None
-        self.captures: dict[Path, MultiCapture[str] | None] = {}  # per sandbox slot
+        self.captures: dict[Path, SlotCapture | None] = {}  # per sandbox slot
         self.recorder = Recorder()
         self.stopping = False
         self.lab_said_stop = False  # the lab stops us on purpose, and cleans up itself

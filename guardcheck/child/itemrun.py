@@ -9,14 +9,17 @@ building the full report costs most of a child's CPU (runner-notes).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from tempfile import TemporaryFile
+from typing import IO, Any
 
 import pytest
 from _pytest._code.code import TracebackEntry
-from _pytest.capture import CaptureManager, MultiCapture, _get_multicapture
+from _pytest.capture import CaptureManager, FDCapture
 from _pytest.outcomes import Exit, skip
 from _pytest.pathlib import bestrelpath
 from _pytest.reports import TestReport
@@ -28,7 +31,6 @@ from guardcheck.child.procs import unlink_own_semaphores
 from guardcheck.model import TestOutcome, TestResult
 
 _PHASE_ERROR = ("setup", "teardown")
-_replaced: list[object] = []  # capture objects a child took over from (see use_capture)
 _MAX_SECTION = 4000  # characters of captured output kept per section in the log
 
 
@@ -160,30 +162,59 @@ class Recorder:
         return [r for n in self._phases if (r := self.result(n)) is not None]
 
 
-def new_capture(config: pytest.Config) -> MultiCapture[str] | None:
-    """Capture files for one worker slot, made in the host (creating them in each child
-    costs a millisecond). Slots serve one child at a time, so offsets are never shared
-    between live siblings, unlike the host's own capture files (runner-notes)."""
+@dataclass
+class SlotCapture:
+    """Files that one worker slot's children capture fd 1 and 2 into, opened in the host
+    (each child opening its own costs a millisecond). A slot serves one child at a time."""
+
+    out: IO[bytes]
+    err: IO[bytes]
+
+    @classmethod
+    def new(cls) -> SlotCapture:
+        # Open for the life of the process that made them (the host, a checkpoint's run).
+        return cls(TemporaryFile(buffering=0), TemporaryFile(buffering=0))
+
+
+def new_capture(config: pytest.Config) -> SlotCapture | None:
+    """The slot's files, when the session captures at the descriptor level (the default):
+    the host's own capture files are inherited across fork, and siblings writing at one
+    shared offset would mix their output (runner-notes). In-memory (`--capture=sys`) or
+    no capture needs nothing: a forked child's memory is its own."""
     capman = config.pluginmanager.get_plugin("capturemanager")
     if not isinstance(capman, CaptureManager) or capman._global_capturing is None:
         return None
-    capture = _get_multicapture(capman._method)
-    capture.start_capturing()
-    capture.suspend_capturing()
-    return capture
+    multi = capman._global_capturing
+    if not any(isinstance(c, FDCapture) for c in (multi.out, multi.err)):
+        return None
+    return SlotCapture.new()
 
 
-def use_capture(config: pytest.Config, capture: MultiCapture[str] | None) -> None:
-    """In the child: capture into the slot's files, emptied of any previous child's output."""
+def use_capture(config: pytest.Config, files: SlotCapture | None) -> None:
+    """In the child: the session's own capture objects, emptied of what the host left,
+    writing into the slot's files.
+
+    The objects stay the session's: `sys.stdout` during a test is the very object a
+    module saw at import (`from sys import stdout` while pytest collected), as in one
+    plain pytest run; structlog's loggers compare the two. Only the descriptors under
+    them change, each now naming the slot's file.
+    """
     capman = config.pluginmanager.get_plugin("capturemanager")
-    if capture is None or not isinstance(capman, CaptureManager):
+    if not isinstance(capman, CaptureManager) or capman._global_capturing is None:
         return
-    capture.readouterr()  # reading also truncates
-    # The host's own capture stays referenced: dropped, its files (/dev/null and the
-    # temporary files) would be collected unclosed during a test, and the
-    # ResourceWarning fails it under `filterwarnings = error`.
-    _replaced.append(capman._global_capturing)
-    capman._global_capturing = capture
+    multi = capman._global_capturing
+    if files is not None:
+        for capture, file in ((multi.out, files.out), (multi.err, files.err)):
+            if not isinstance(capture, FDCapture):
+                continue
+            os.ftruncate(file.fileno(), 0)
+            os.lseek(file.fileno(), 0, os.SEEK_SET)
+            # The capture's descriptor names the slot's file from now on; pytest's own
+            # descriptors are not inherited by a test's subprocesses, nor is this one.
+            os.dup2(file.fileno(), capture.tmpfile.fileno(), inheritable=False)
+            if capture._state == "started":  # resume() re-points the target only if not
+                os.dup2(capture.tmpfile.fileno(), capture.targetfd)
+    multi.readouterr()  # reading also truncates: nothing of the host's reaches a test
 
 
 def items_by_nodeid(items: Iterable[pytest.Item]) -> dict[str, list[pytest.Item]]:

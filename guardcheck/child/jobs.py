@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from _pytest.capture import MultiCapture
 
 from guardcheck import messages
 from guardcheck.child import workdirs
@@ -28,7 +27,7 @@ from guardcheck.child.follow import Follower, StartWatch
 from guardcheck.child.followcov import QUIET, dump_coverage_at_exit, measuring
 from guardcheck.child.hypothesis_constants import see_mutated_constants
 from guardcheck.child.hypothesis_phases import stop_at_first_failure
-from guardcheck.child.itemrun import Recorder, every_item, run_items, use_capture
+from guardcheck.child.itemrun import Recorder, SlotCapture, every_item, run_items, use_capture
 from guardcheck.child.origins import foreign_modules
 from guardcheck.child.pluginstate import (
     mypy_items,
@@ -53,7 +52,7 @@ class Jobs:
     session: pytest.Session
     items: dict[str, list[pytest.Item]]  # by node id, in collection order (items_by_nodeid)
     recorder: Recorder
-    captures: dict[Path, MultiCapture[str] | None]  # per sandbox slot (filled by the host)
+    captures: dict[Path, SlotCapture | None]  # per sandbox slot (filled by the host)
     settings: messages.HostConfig
     boot: Path  # the followed processes' sitecustomize
 

@@ -19,10 +19,6 @@ import pytest
 
 from guardcheck import messages
 
-# Read once and taken out: the tests, and the processes they start, see the user's
-# environment (a forked run inherits the value with the module).
-_SEED = os.environ.pop(messages.RANDOMLY_SEED_ENV, "")
-
 PLUGIN = "guardcheck.child.randomseed"
 
 
@@ -37,5 +33,7 @@ def seed_in_force(config: pytest.Config) -> str:
 def pytest_cmdline_main(config: pytest.Config) -> None:
     # Before any pytest_configure, pytest-randomly's among them: it turns "default"
     # into a seed of its own draw, and "last" into the one in a cache we never keep.
-    if _SEED and getattr(config.option, "randomly_seed", None) in ("default", "last"):
-        config.option.randomly_seed = int(_SEED)
+    # Taken out of the environment: the tests, and what they start, see the user's.
+    seed = os.environ.pop(messages.RANDOMLY_SEED_ENV, "")
+    if seed and getattr(config.option, "randomly_seed", None) in ("default", "last"):
+        config.option.randomly_seed = int(seed)

@@ -1278,3 +1278,51 @@ def test_a_control_run_whose_test_starts_a_process_the_baseline_did_not_confirms
     _, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
     verdict = mutants["shout-lower"]["guardcheck"]
     assert (verdict["verdict"], verdict["executionPath"]) == ("caught", "fork"), verdict["reason"]
+
+
+def _stdout_project(root: Path, capture: str) -> Path:
+    """A module that keeps the `sys.stdout` it saw at import, as structlog's loggers do,
+    and a test that needs the one a test sees to be that same object."""
+    return commit(
+        write_files(
+            root,
+            {
+                "pyproject.toml": (
+                    '[tool.guardcheck]\ncatalogue = ["mutations"]\ntests = ["tests"]\n'
+                    '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+                    f'addopts = "--capture={capture}"\n'
+                ),
+                "pkg/__init__.py": "",
+                "pkg/sink.py": (
+                    "import sys\nfrom sys import stdout\n\n\n"
+                    "def target(file=None):\n    file = file or sys.stdout\n"
+                    "    return 'stdout' if file is stdout else 'other'\n"
+                ),
+                "tests/test_sink.py": (
+                    "from pkg.sink import target\n\n\n"
+                    "def test_default_target_is_stdout():\n"
+                    "    print('a line the capture keeps')\n"
+                    "    assert target() == 'stdout'\n"
+                ),
+                "mutations/sink.toml": (
+                    '[[mutation]]\nid = "shout"\nsummary = "Names it in capitals."\n'
+                    'file = "pkg/sink.py"\nscope = "target"\n'
+                    "find = \"'stdout'\"\nreplace = \"'STDOUT'\"\n"
+                ),
+            },
+        )
+    )
+
+
+@pytest.mark.parametrize("capture", ["fd", "sys"])
+def test_a_test_sees_the_stdout_object_its_modules_saw_at_import(tmp_path, capture):
+    """Regression (structlog 24.4.0: 18 `test_pickle` cases failed the baseline, exit 3):
+    each worker slot captured into capture objects of its own, so `sys.stdout` during a
+    test was not the object a module imported while pytest collected, as it is in one
+    plain pytest run. The slot's files now sit under the session's own objects."""
+    root = _stdout_project(tmp_path / "project", capture)
+    assert _plain_suite_exit(root) == 0
+    assert _by_hand_exit(root, "pkg/sink.py", "'stdout' if", "'STDOUT' if") == 1
+    done, mutants = guardcheck_run(root, tmp_path / "report.json", "--no-cache")
+    assert done.returncode == 0, done.stdout + done.stderr  # the baseline passed
+    assert mutants["shout"]["guardcheck"]["verdict"] == "caught"
