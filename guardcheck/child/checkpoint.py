@@ -144,12 +144,15 @@ def pytest_load_initial_conftests(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collectstart(collector: pytest.Collector) -> None:
-    if _spec is None or not _spec.file or not isinstance(collector, pytest.File):
+    global _resumed
+    # Once resumed, never again: with --doctest-modules a test file is collected twice (a
+    # Module and a DoctestModule), and a second pause in a run would bind the
+    # checkpoint's address again, which a sibling run then fails to (pytest INTERNALERROR).
+    if _spec is None or not _spec.file or _resumed or not isinstance(collector, pytest.File):
         return
     if os.path.realpath(collector.path) != os.path.realpath(_spec.file):
         return
     request = _serve(_spec)
-    global _resumed
     _resumed = True
     _resume(collector.session, request)  # in the run: pytest collects on from here
 

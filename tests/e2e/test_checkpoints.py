@@ -183,3 +183,38 @@ def test_a_recompiled_function_resumed_at_a_checkpoint_runs_with_its_mutant_on_d
     assert (fields["verdict"], fields["executionPath"]) == ("caught", "subprocess"), fields
     assert fields["reason"].startswith("tests/test_widths.py::test_width[2-21]: ")
     assert "run again with the mutant written into the private copy" in mutant_log(root, "wider")
+
+
+def test_a_test_file_collected_twice_under_doctest_modules_resumes_once(tmp_path):
+    """Regression (tblib 3.0.0, `--doctest-modules`): pytest collects each test file twice,
+    as a Module and as a DoctestModule. A run resumed before the file paused again at the
+    second one and bound the checkpoint's address anew: one sibling run hung until its
+    timeout, the other ended in pytest INTERNALERROR ("Address already in use"), and
+    both equivalent mutants were reported caught. By hand the suite passes with each."""
+    root = write_files(tmp_path / "project", PROJECT)
+    config = root / "pyproject.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + 'addopts = "--doctest-modules"\n', encoding="utf-8"
+    )
+    equivalent = {"as-list": "list([(1, 10), (2, 20)])", "as-copy": "[(1, 10), (2, 20)][:]"}
+    write_files(
+        root,
+        {
+            "mutations/cases.toml": "".join(
+                f'[[mutation]]\nid = "{entry}"\nsummary = "The same list."\nfile = "{CASES}"\n'
+                f'scope = "widths"\nfind = "[(1, 10), (2, 20)]"\nreplace = "{new}"\n\n'
+                for entry, new in equivalent.items()
+            )
+        },
+    )
+    commit(root)
+    for new in equivalent.values():
+        assert by_hand(root, "[(1, 10), (2, 20)]", new) == []  # the suite passes by hand
+    _, mutants = guardcheck_run(root, tmp_path / "r.json", "-j", "2")
+    for entry in equivalent:
+        fields = mutants[entry]["guardcheck"]
+        assert (fields["verdict"], fields["executionPath"]) == ("survived", "subprocess"), (
+            entry,
+            fields["reason"],
+        )
+        assert "resumed at a checkpoint" in mutant_log(root, entry)
