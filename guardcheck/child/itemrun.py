@@ -19,7 +19,7 @@ from typing import IO, Any
 
 import pytest
 from _pytest._code.code import TracebackEntry
-from _pytest.capture import CaptureManager, FDCapture
+from _pytest.capture import CaptureManager, FDCapture, MultiCapture
 from _pytest.outcomes import Exit, skip
 from _pytest.pathlib import bestrelpath
 from _pytest.reports import TestReport
@@ -176,16 +176,19 @@ class SlotCapture:
         return cls(TemporaryFile(buffering=0), TemporaryFile(buffering=0))
 
 
+def _session_capture(config: pytest.Config) -> MultiCapture[str] | None:
+    """The capture objects of pytest's session, if it captures at all."""
+    capman = config.pluginmanager.get_plugin("capturemanager")
+    return capman._global_capturing if isinstance(capman, CaptureManager) else None
+
+
 def new_capture(config: pytest.Config) -> SlotCapture | None:
     """The slot's files, when the session captures at the descriptor level (the default):
     the host's own capture files are inherited across fork, and siblings writing at one
     shared offset would mix their output (runner-notes). In-memory (`--capture=sys`) or
     no capture needs nothing: a forked child's memory is its own."""
-    capman = config.pluginmanager.get_plugin("capturemanager")
-    if not isinstance(capman, CaptureManager) or capman._global_capturing is None:
-        return None
-    multi = capman._global_capturing
-    if not any(isinstance(c, FDCapture) for c in (multi.out, multi.err)):
+    multi = _session_capture(config)
+    if multi is None or not any(isinstance(c, FDCapture) for c in (multi.out, multi.err)):
         return None
     return SlotCapture.new()
 
@@ -199,10 +202,9 @@ def use_capture(config: pytest.Config, files: SlotCapture | None) -> None:
     plain pytest run; structlog's loggers compare the two. Only the descriptors under
     them change, each now naming the slot's file.
     """
-    capman = config.pluginmanager.get_plugin("capturemanager")
-    if not isinstance(capman, CaptureManager) or capman._global_capturing is None:
+    multi = _session_capture(config)
+    if multi is None:
         return
-    multi = capman._global_capturing
     if files is not None:
         for capture, file in ((multi.out, files.out), (multi.err, files.err)):
             if not isinstance(capture, FDCapture):

@@ -19,8 +19,6 @@ import pytest
 
 from guardcheck import messages
 
-PLUGIN = "guardcheck.child.randomseed"
-
 
 def seed_in_force(config: pytest.Config) -> str:
     """The seed pytest-randomly uses in this session, or "" when it is not active."""

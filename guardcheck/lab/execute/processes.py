@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import json
 import os
@@ -99,14 +100,17 @@ def one_hash_seed(inherited: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _randomly_installed() -> bool:
-    return importlib.util.find_spec("pytest_randomly") is not None
+@functools.cache
+def _installed(module: str) -> bool:
+    """Whether the user's pytest plugin `module` is there to tame (looked up once: every
+    fresh run's command line and environment ask)."""
+    return importlib.util.find_spec(module) is not None
 
 
 def one_randomly_seed() -> dict[str, str]:
     """The pytest-randomly seed of every session of this invocation: the hash seed's
     number, so one figure from the report reproduces both by hand."""
-    return {messages.RANDOMLY_SEED_ENV: hash_seed()} if _randomly_installed() else {}
+    return {messages.RANDOMLY_SEED_ENV: hash_seed()} if _installed("pytest_randomly") else {}
 
 
 # Fresh runs go through this wrapper: it kills what their tests leave running, even
@@ -123,14 +127,14 @@ def quiet_plugins(settings: RunOptions) -> list[str]:
     with the plugin blocked, a `--cov` in addopts is an unknown option.
     """
     flags = []
-    if importlib.util.find_spec("pytest_cov") is not None and "no:cov" not in settings.pytest_args:
+    if _installed("pytest_cov") and "no:cov" not in settings.pytest_args:
         flags.append("--no-cov")
     # pytest-xdist's `-n` (often in addopts) would hand our host's tests to xdist's own
     # workers: the lab runs its own. `-n 0`, given last, wins over any earlier `-n`.
-    if importlib.util.find_spec("xdist") is not None and "no:xdist" not in settings.pytest_args:
+    if _installed("xdist") and "no:xdist" not in settings.pytest_args:
         flags += ["-n", "0"]
     # pytest-randomly would draw a seed per session: ours share one (child/randomseed.py).
-    if _randomly_installed():
+    if _installed("pytest_randomly"):
         flags += ["-p", "guardcheck.child.randomseed"]
     return flags
 
