@@ -11,6 +11,7 @@ from guardcheck.equiv.functions import FunctionReport, compare_functions, resolv
 from guardcheck.equiv.report import function_json, function_text, stateful_json, stateful_text
 from guardcheck.equiv.request import BACKENDS, EquivRequest
 from guardcheck.equiv.stateful import DEFAULT_SEQUENCES, Machine, StatefulResult, compare_objects
+from guardcheck.equiv.storage import hypothesis_files_outside_the_project
 from guardcheck.errors import GuardcheckError
 
 
@@ -58,6 +59,11 @@ def _validate(request: EquivRequest) -> None:
 
 def check(request: EquivRequest) -> EquivResult:
     _validate(request)
+    with hypothesis_files_outside_the_project():
+        return _compare(request)
+
+
+def _compare(request: EquivRequest) -> EquivResult:
     if not request.stateful:
         return EquivResult(request, functions=compare_functions(request))
     old, new, paths = resolve_pair(request)

@@ -78,3 +78,25 @@ def test_real_process_compares_a_revision_with_todays_code(ledger):
     )
     assert done.returncode == 0, done.stderr
     assert "no disagreement in 5,000 inputs" in done.stdout
+
+
+def test_a_run_leaves_no_hypothesis_folder_in_the_project(gates, git):
+    """Regression guard: equiv ran Hypothesis with the project as its working directory, so
+    Hypothesis left `.hypothesis/` there (a cache of the constants in the files it read)."""
+    git(gates, "init", "-q")
+    git(gates, "add", "-A")
+    git(gates, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "fixture")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHONPATH", "HYPOTHESIS"))}
+    command = ["equiv", "--stateful", "builtins:dict", "gatekit.views:make_legacy_view"]
+    done = subprocess.run(
+        [sys.executable, "-m", "guardcheck", *command],
+        cwd=gates,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr  # a divergence: Hypothesis ran
+    assert "list(x.items())" in done.stdout
+    assert git(gates, "status", "--porcelain", "--ignored") == ""
