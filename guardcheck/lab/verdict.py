@@ -147,28 +147,53 @@ def unrun_selection(
     )
 
 
-def needs_control(outcome: ChildOutcome) -> bool:
-    """A kill by failing tests must be confirmed: do they pass without the mutant?
+def needs_control(outcome: ChildOutcome, *, fresh: bool = False) -> bool:
+    """A kill must be confirmed: do the same tests pass without the mutant?
 
-    A crash is not re-checked (no test result to compare), nor a child that
-    never showed the mutant ran (already an error).
+    Failing tests must pass there. A crash too must not happen there: the same run
+    (the same tests, the same kind of process) may crash of itself, from the
+    project's doing or guardcheck's, and a crash that is not the mutant's is no
+    kill. So must a timeout of a `fresh` run (a new interpreter or a checkpoint's,
+    where a fault of ours could hang it); a forked run's timeout is not re-checked,
+    since its control run would cost what the hang cost, on every library with
+    slow survivors. Not a child that never showed the mutant ran (already an error).
     """
-    unfinished = outcome.error or outcome.crash
-    return bool(failing_tests(outcome)) and outcome.evidence and not unfinished
+    if outcome.error:
+        return False
+    if outcome.crash or (fresh and outcome.timed_out is not None):
+        return True
+    return bool(failing_tests(outcome)) and outcome.evidence
+
+
+def _interrupted(outcome: ChildOutcome) -> bool:
+    return bool(outcome.crash) or outcome.timed_out is not None
+
+
+def control_tests(outcome: ChildOutcome, planned: Sequence[str]) -> tuple[str, ...]:
+    """The tests a control run repeats: those the mutant's run ran, with the test a crash
+    or timeout interrupted; all it planned when it stopped before any (a collection
+    that aborted)."""
+    ran = tuple(t.nodeid for t in outcome.tests)
+    if not _interrupted(outcome):
+        return ran
+    if outcome.current and outcome.current not in ran:
+        return (*ran, outcome.current)
+    return ran or tuple(planned)
 
 
 def confirm(
     status: Status, reason: str, outcome: ChildOutcome, control: ChildOutcome
 ) -> tuple[Status, str]:
     """The verdict once the same tests, in the same order, ran without the mutant."""
-    order = [t.nodeid for t in outcome.tests]
+    order = control_tests(outcome, [t.nodeid for t in control.tests])
     unfinished = control.error or control.crash
     if control.timed_out is not None:
         unfinished = f"timeout after {control.timed_out:.1f}s{_during(control)}"
     if unfinished:
+        same = f" of the same {len(order)} test(s)" if order else ""
         return Status.ERROR, (
-            f"{reason}; but the control run of the same {len(order)} test(s) without the "
-            f"mutant did not finish ({unfinished}), so the kill is unconfirmed"
+            f"{reason}; but the control run{same} without the mutant did not finish "
+            f"({unfinished}), so the kill is unconfirmed"
         )
     for test, twin in _unconfirmed(outcome, control):
         how = "did not run" if twin is None else "fails"
@@ -183,14 +208,19 @@ def confirm(
 def _unconfirmed(
     outcome: ChildOutcome, control: ChildOutcome
 ) -> list[tuple[TestResult, TestResult | None]]:
-    """The mutant's failing tests that also fail (or did not run) in the control run.
+    """The mutant's failing tests (and the test a crash or timeout interrupted) that also
+    fail (or did not run) in the control run.
 
     A test whose id only the mutant gives it (a renamed parametrization) is checked
     against the control run's tests of the same function: the ids it had before.
     """
     without = {t.nodeid: t for t in control.tests}
     unconfirmed = []
-    for test in failing_tests(outcome):
+    red = failing_tests(outcome)
+    current = outcome.current if _interrupted(outcome) else None
+    if current and current not in {t.nodeid for t in red}:
+        red.append(TestResult(current, TestOutcome.ERROR, 0.0, "interrupted"))
+    for test in red:
         twin = without.get(test.nodeid)
         if twin is None:
             kin = [t for t in control.tests if function_id(t.nodeid) == function_id(test.nodeid)]
@@ -201,7 +231,11 @@ def _unconfirmed(
 
 
 def order_dependent(outcome: ChildOutcome, control: ChildOutcome) -> bool:
-    """The control run finished, and a kill of the mutant's fails without it too."""
+    """The mutant's kill happens without it too, in the same selection and order: the
+    control run finished and a test that failed fails there too, or the mutant's run
+    crashed or hung and the control run did as well."""
+    if _interrupted(outcome) and _interrupted(control):
+        return True
     finished = not (control.error or control.crash) and control.timed_out is None
     return finished and bool(_unconfirmed(outcome, control))
 

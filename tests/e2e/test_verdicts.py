@@ -269,6 +269,37 @@ def test_a_kill_confirmed_by_an_earlier_mutants_control_run_is_judged_in_context
         assert "with their modules' earlier tests, in baseline order" in fields["reason"]
 
 
+CRASHES_ALONE = {
+    **ORDER_DEPENDENT,
+    "tests/test_core.py": (
+        "import os\n\nfrom pkg.core import STATE, compute, prepare\n\n\n"
+        "def test_a_setup():\n    prepare()\n    assert True is not False\n\n\n"
+        "def test_b_compute():\n"
+        "    if 'x' not in STATE:\n        os.abort()  # only after test_a_setup ran it does not\n"
+        "    assert compute(1) == 2\n"
+    ),
+}
+
+
+def test_a_crash_that_happens_without_the_mutant_too_is_judged_in_context(tmp_path):
+    """Regression: a crash counted as a kill with no control run. test_b_compute aborts
+    the process when it runs alone, mutant or not, so the equivalent mutant, whose
+    selection is that test alone, was `caught` ("crash: SIGABRT"). By hand, and now
+    (the control run crashes too, so the mutant runs again with its module in
+    baseline order), the mutant survives."""
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, CRASHES_ALONE)
+    edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
+    assert set(suite_outcomes(by_hand).values()) == {"passed"}
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, CRASHES_ALONE)
+    commit(root)
+    _, mutants = guardcheck_run(root, tmp_path / "r.json")
+    fields = mutants["swap-operands"]["guardcheck"]
+    assert fields["verdict"] == "survived", fields["reason"]
+    assert "with their modules' earlier tests, in baseline order" in fields["reason"]
+
+
 CONSTANTS = {
     "pkg/levels.py": "LEVEL = 1\n\n\nclass Limits:\n    HIGH = 10\n",
     "tests/test_levels.py": (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from guardcheck import messages
 from guardcheck.lab.execute.processes import before_in_place, outcome_of, without_session_header
-from guardcheck.lab.verdict import confirm, decide, needs_control, unrun_selection
+from guardcheck.lab.verdict import confirm, control_tests, decide, needs_control, unrun_selection
 from guardcheck.model import (
     ChildOutcome,
     FileChange,
@@ -294,9 +294,64 @@ def test_a_control_run_that_did_not_finish_leaves_the_kill_unconfirmed():
     assert "did not finish (timeout after 2.0s during t.py::fast)" in reason
 
 
-def test_survivors_and_crashes_need_no_control_run():
+def test_survivors_and_errors_need_no_control_run():
     assert not needs_control(outcome(("t.py::fast", PASS)))
-    assert not needs_control(outcome(("t.py::fast", FAIL), crash="SIGSEGV"))
+    assert not needs_control(outcome(crash="SIGSEGV", error="never in place"))
+
+
+def test_a_crash_needs_a_control_run_of_what_ran_up_to_it():
+    """Regression guard: a crash counted as a kill unchecked, so a crash of guardcheck's own
+    making (a checkpoint that paused twice, tblib) was reported `caught`."""
+    crashed = outcome(("t.py::a", PASS), crash="SIGSEGV", current="t.py::b", evidence=False)
+    assert needs_control(crashed)
+    assert control_tests(crashed, ["t.py::a", "t.py::b", "t.py::c"]) == ("t.py::a", "t.py::b")
+    aborted = outcome(crash="collection aborted: ImportError", evidence=False)
+    assert control_tests(aborted, ["t.py::a", "t.py::c"]) == ("t.py::a", "t.py::c")
+    assert control_tests(outcome(("t.py::a", FAIL)), ["t.py::a", "t.py::c"]) == ("t.py::a",)
+
+
+def test_a_timeout_needs_a_control_run_only_in_a_fresh_run():
+    """A fresh run's hang may be guardcheck's (a checkpoint that paused twice, tblib); a
+    forked run's is not re-checked."""
+    hung = outcome(("t.py::a", PASS), timed_out=3.0, current="t.py::b")
+    assert needs_control(hung, fresh=True)
+    assert not needs_control(hung)
+    assert control_tests(hung, ["t.py::a", "t.py::b", "t.py::c"]) == ("t.py::a", "t.py::b")
+
+
+def test_a_timeout_whose_control_run_hangs_too_is_an_error():
+    hung = outcome(timed_out=3.0, current="t.py::b")
+    again = outcome(timed_out=3.0, current="t.py::b", evidence=False)
+    status, reason = confirm(Status.TIMEOUT, "timeout after 3.0s", hung, again)
+    assert status is Status.ERROR
+    assert "did not finish (timeout after 3.0s during t.py::b)" in reason
+    finished = outcome(("t.py::b", PASS), evidence=False)
+    assert confirm(Status.TIMEOUT, "t", hung, finished) == (Status.TIMEOUT, "t")
+
+
+def test_a_crash_is_confirmed_when_the_same_tests_pass_without_the_mutant():
+    crashed = outcome(("t.py::a", PASS), crash="SIGSEGV", current="t.py::b")
+    control = outcome(("t.py::a", PASS), ("t.py::b", PASS), evidence=False)
+    assert confirm(Status.CAUGHT, "r", crashed, control) == (Status.CAUGHT, "r")
+
+
+def test_a_crash_that_happens_without_the_mutant_too_is_an_error():
+    aborted = outcome(crash="collection aborted: ImportError", evidence=False)
+    again = outcome(crash="collection aborted: ImportError", evidence=False)
+    status, reason = confirm(Status.CAUGHT, "crash: c", aborted, again)
+    assert status is Status.ERROR
+    assert reason == (
+        "crash: c; but the control run without the mutant did not finish (collection "
+        "aborted: ImportError), so the kill is unconfirmed"
+    )
+
+
+def test_a_crash_in_a_test_that_fails_without_the_mutant_too_is_not_the_mutants_kill():
+    crashed = outcome(crash="SIGSEGV", current="t.py::b")
+    control = outcome(("t.py::b", FAIL), evidence=False)
+    status, reason = confirm(Status.CAUGHT, "r", crashed, control)
+    assert status is Status.ERROR
+    assert reason.startswith("t.py::b fails without the mutant too")
 
 
 # -- a survivor ran everything it selected -------------------------------------------------

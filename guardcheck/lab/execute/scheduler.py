@@ -36,6 +36,7 @@ from guardcheck.lab.prepare.classify import Activation
 from guardcheck.lab.sandbox.projectcopy import CopyRestorer
 from guardcheck.lab.verdict import (
     confirm,
+    control_tests,
     decide,
     failing_tests,
     needs_control,
@@ -438,7 +439,7 @@ class Scheduler:
             outcome = _with_earlier_evidence(outcome, job.earlier, job.plan.readers)
         status, reason = decide(job.plan.mutant, outcome)
         status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
-        if not needs_control(outcome):
+        if not needs_control(outcome, fresh=job.activation.mode is ExecutionPath.FRESH):
             inconclusive = _inconclusive_alone(status, outcome)
             unreached = _unreached(status, outcome, job.activation)
             survived = status in (Status.SURVIVED, Status.KNOWN_GAP)
@@ -454,7 +455,7 @@ class Scheduler:
                 )
             self._conclude(job, outcome, child_log, status, reason)
             return
-        key = (job.activation.mode, tuple(t.nodeid for t in outcome.tests))
+        key = (job.activation.mode, control_tests(outcome, job.plan.tests))
         if key in self.controls:  # another mutant's control run of the same tests
             control = self.controls[key]
             if order_dependent(outcome, control) and self._in_context(job):
