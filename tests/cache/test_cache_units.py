@@ -9,6 +9,7 @@ from guardcheck import __version__
 from guardcheck.cache import ResultCache, codec
 from guardcheck.cache.deps import DependencyKeys, mutant_parts
 from guardcheck.cache.files import project_digests
+from guardcheck.cache.keys import code_digest
 from guardcheck.cache.store import Store
 from guardcheck.cache.units import units_of
 from guardcheck.model import (
@@ -348,3 +349,22 @@ def test_a_run_that_stores_nothing_new_rewrites_nothing(tmp_path):
     again.write("selection", "bb2", {"s": 2})  # the same body under the same key
     assert again.evict_unused() == 0
     assert _packs(folder) == [pack]
+
+
+def test_the_code_digest_follows_every_python_file_of_the_package(tmp_path):
+    """Regression guard: the cache keyed guardcheck by its version number alone, so a
+    guardcheck changed in place (or installed from a branch) at the same version replayed
+    verdicts its changed code might no longer give."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "a.py").write_text("A = 1\n")
+    (package / "sub" / "b.py").write_text("B = 1\n")
+    first = code_digest(package)
+    other = tmp_path / "other"
+    (other / "sub").mkdir(parents=True)
+    (other / "a.py").write_text("A = 1\n")
+    (other / "sub" / "b.py").write_text("B = 2\n")
+    assert code_digest(other) != first
+    (other / "sub" / "b.py").write_text("B = 1\n")
+    (other / "notes.txt").write_text("not code")
+    assert code_digest(other) == first
