@@ -188,6 +188,16 @@ def test_a_kill_before_a_later_timeout_is_kept_and_wins(tmp_path, matrix):
     assert git_status(root) == ""
 
 
+def verdict_of(tmp_path: Path, files: dict[str, str], entry: str) -> dict:
+    """The report's fields for `entry` after a run on a committed copy of the fixture
+    project with `files` written over it."""
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, files)
+    commit(root)
+    _, mutants = guardcheck_run(root, tmp_path / "r.json")
+    return mutants[entry]["guardcheck"]
+
+
 ORDER_DEPENDENT = {
     "pkg/core.py": (
         "STATE = {}\n\n\ndef prepare():\n    STATE['x'] = 1\n\n\n"
@@ -229,7 +239,7 @@ def test_an_order_dependent_test_is_judged_with_its_module_in_order(tmp_path):
     done, mutants = guardcheck_run(root, tmp_path / "r.json")
     fields = mutants["swap-operands"]["guardcheck"]
     assert fields["verdict"] == "survived", fields["reason"]
-    assert "with their modules' earlier tests, in baseline order" in fields["reason"]
+    assert "the selected tests' whole modules, in baseline order" in fields["reason"]
     assert [t["id"] for t in fields["tests"]][:2] == [
         "tests/test_core.py::test_a_setup",
         "tests/test_core.py::test_b_compute",
@@ -266,7 +276,7 @@ def test_a_kill_confirmed_by_an_earlier_mutants_control_run_is_judged_in_context
     for entry in ("swap-operands", "times-one"):
         fields = mutants[entry]["guardcheck"]
         assert fields["verdict"] == "survived", (entry, fields["reason"])
-        assert "with their modules' earlier tests, in baseline order" in fields["reason"]
+        assert "the selected tests' whole modules, in baseline order" in fields["reason"]
 
 
 CRASHES_ALONE = {
@@ -291,13 +301,40 @@ def test_a_crash_that_happens_without_the_mutant_too_is_judged_in_context(tmp_pa
     write_files(by_hand, CRASHES_ALONE)
     edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
     assert set(suite_outcomes(by_hand).values()) == {"passed"}
-    root = copy_project(tmp_path / "project", "verdicts")
-    write_files(root, CRASHES_ALONE)
-    commit(root)
-    _, mutants = guardcheck_run(root, tmp_path / "r.json")
-    fields = mutants["swap-operands"]["guardcheck"]
+    fields = verdict_of(tmp_path, CRASHES_ALONE, "swap-operands")
     assert fields["verdict"] == "survived", fields["reason"]
-    assert "with their modules' earlier tests, in baseline order" in fields["reason"]
+    assert "the selected tests' whole modules, in baseline order" in fields["reason"]
+
+
+LEFT_BEHIND = {
+    "pkg/registry.py": (
+        "NAMES = {}\n\n\ndef register(name):\n    NAMES[name] = name.upper()\n    return True\n"
+    ),
+    "tests/test_registry.py": (
+        "from pkg.registry import NAMES, register\n\n\n"
+        "def test_a_register():\n    assert register('x')\n\n\n"
+        "def test_b_lookup():\n    assert NAMES.get('x') == 'X'  # never calls register()\n"
+    ),
+    "mutations/verdicts.toml": (
+        '[[mutation]]\nid = "lower-case"\nsummary = "Registered in lower case."\n'
+        'file = "pkg/registry.py"\nfind = "name.upper()"\nreplace = "name.lower()"\n'
+    ),
+}
+
+
+def test_a_later_test_that_fails_by_what_the_mutant_left_behind_catches_it(tmp_path):
+    """Regression (six 1.16.0, `six.py:213:19`): a mutant's only covering test passes,
+    but it leaves state that a later test of the same module reads without running the
+    mutated line. The run in the suite's order stopped at the last selected test, so the
+    mutant `survived`; by hand, and now (the selected tests' modules run whole), the
+    later test fails and the mutant is caught."""
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, LEFT_BEHIND)
+    edit(by_hand / "pkg/registry.py", "name.upper()", "name.lower()")
+    assert suite_outcomes(by_hand)["tests/test_registry.py::test_b_lookup"] == "failed"
+    fields = verdict_of(tmp_path, LEFT_BEHIND, "lower-case")
+    assert fields["verdict"] == "caught", fields["reason"]
+    assert fields["reason"].startswith("tests/test_registry.py::test_b_lookup")
 
 
 CONSTANTS = {

@@ -493,7 +493,7 @@ class Scheduler:
         be the whole selection and the run as the suite runs it is that selection in
         another order: then that run is the first, and a pass needs no second run.
 
-        A fresh mutant's probe may be its whole selection with its modules' earlier
+        A fresh mutant's probe may be its whole selection with more of its modules'
         tests still to add: the suite's order runs first then too, since each fresh
         run starts an interpreter and collects. Fresh mutants probe as well: a mutant
         of code run at collection selects every test, and in the suite's order
@@ -538,13 +538,11 @@ class Scheduler:
         return True
 
     def _as_the_suite_runs(self, job: _Job) -> RunPlan | None:
-        """The job's selection with its modules' earlier tests, in baseline order; None
-        when that is what the job runs."""
+        """The job's selected tests' whole modules, in baseline order; None when that is
+        what the job runs."""
         chosen = set(job.selected or job.plan.tests)
         modules = {n.split("::")[0] for n in chosen}
-        order = [s.nodeid for s in job.plan.selection if s.nodeid.split("::")[0] in modules]
-        last = {n.split("::")[0]: i for i, n in enumerate(order) if n in chosen}
-        tests = tuple(n for i, n in enumerate(order) if i <= last.get(n.split("::")[0], -1))
+        tests = tuple(s.nodeid for s in job.plan.selection if s.nodeid.split("::")[0] in modules)
         if tests == job.plan.tests:
             return None
         added = [n for n in tests if n not in chosen]
@@ -559,8 +557,10 @@ class Scheduler:
         mutated branch, where the whole suite in its own order catches the mutant.
         And the tests ran fastest first, not in the suite's order: a test that sets
         state another reads (a locale, a registry) may have run first, so that one
-        passed where by hand it fails. Only the tests up to each module's last
-        selected one are added (later ones cannot change it). False when that is
+        passed where by hand it fails. A later test of the module may fail by what
+        the mutant left behind though it never runs the mutated code (six: a
+        mutated import hook stores None in `sys.modules`, and a later test's import
+        of that module fails), so the modules run whole. False when that is
         what ran, in that order, or this was that run already.
         """
         if job.context or job.control is not None:
@@ -632,8 +632,8 @@ class Scheduler:
         mutant = job.plan.mutant
         if job.again:
             reason += (
-                " (run again as the suite runs them: the selected tests with their modules' "
-                "earlier tests, in baseline order)"
+                " (run again as the suite runs them: the selected tests' whole modules, in "
+                "baseline order)"
             )
         if status is Status.CAUGHT:
             killers = [t.nodeid for t in failing_tests(outcome)]
@@ -687,8 +687,8 @@ def probe_plan(
 ) -> tuple[RunPlan, tuple[str, ...]]:
     """The plan's first few tests, and the whole selection they stand for (or the plan).
 
-    A pass decides nothing until the selection ran as the suite runs it (with its
-    modules' earlier tests, in baseline order: _in_context), and most kills come from
+    A pass decides nothing until the selection ran as the suite runs it (its whole
+    modules, in baseline order: _in_context), and most kills come from
     the first test or two of the likeliest-killers-first order (bench/README.md).
     So the first run is those few: a kill ends it (its control run confirms it), a
     pass leads to the run in the suite's order, the only run of the whole selection.
