@@ -165,20 +165,25 @@ def needs_control(outcome: ChildOutcome, *, fresh: bool = False) -> bool:
     return bool(failing_tests(outcome)) and outcome.evidence
 
 
-def _interrupted(outcome: ChildOutcome) -> bool:
+def interrupted(outcome: ChildOutcome) -> bool:
+    """A crash or a timeout ended the run."""
     return bool(outcome.crash) or outcome.timed_out is not None
 
 
+def tests_run(outcome: ChildOutcome) -> tuple[TestResult, ...]:
+    """What ran, with the test a crash or timeout interrupted recorded as failed: its killer."""
+    tests, current = outcome.tests, outcome.current
+    if interrupted(outcome) and current and current not in {t.nodeid for t in tests}:
+        what = "timeout" if outcome.timed_out is not None else f"crash: {outcome.crash}"
+        tests = (*tests, TestResult(current, TestOutcome.ERROR, 0.0, what))
+    return tests
+
+
 def control_tests(outcome: ChildOutcome, planned: Sequence[str]) -> tuple[str, ...]:
-    """The tests a control run repeats: those the mutant's run ran, with the test a crash
-    or timeout interrupted; all it planned when it stopped before any (a collection
-    that aborted)."""
-    ran = tuple(t.nodeid for t in outcome.tests)
-    if not _interrupted(outcome):
-        return ran
-    if outcome.current and outcome.current not in ran:
-        return (*ran, outcome.current)
-    return ran or tuple(planned)
+    """The tests a control run repeats: what the mutant's run ran (tests_run); all it
+    planned when a crash stopped it before any (a collection that aborted)."""
+    ran = tuple(t.nodeid for t in tests_run(outcome))
+    return ran if ran or not interrupted(outcome) else tuple(planned)
 
 
 def confirm(
@@ -216,11 +221,7 @@ def _unconfirmed(
     """
     without = {t.nodeid: t for t in control.tests}
     unconfirmed = []
-    red = failing_tests(outcome)
-    current = outcome.current if _interrupted(outcome) else None
-    if current and current not in {t.nodeid for t in red}:
-        red.append(TestResult(current, TestOutcome.ERROR, 0.0, "interrupted"))
-    for test in red:
+    for test in (t for t in tests_run(outcome) if t.outcome in _RED):
         twin = without.get(test.nodeid)
         if twin is None:
             kin = [t for t in control.tests if function_id(t.nodeid) == function_id(test.nodeid)]
@@ -234,9 +235,9 @@ def order_dependent(outcome: ChildOutcome, control: ChildOutcome) -> bool:
     """The mutant's kill happens without it too, in the same selection and order: the
     control run finished and a test that failed fails there too, or the mutant's run
     crashed or hung and the control run did as well."""
-    if _interrupted(outcome) and _interrupted(control):
+    if interrupted(outcome) and interrupted(control):
         return True
-    finished = not (control.error or control.crash) and control.timed_out is None
+    finished = not (control.error or interrupted(control))
     return finished and bool(_unconfirmed(outcome, control))
 
 

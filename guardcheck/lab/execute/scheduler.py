@@ -39,8 +39,10 @@ from guardcheck.lab.verdict import (
     control_tests,
     decide,
     failing_tests,
+    interrupted,
     needs_control,
     order_dependent,
+    tests_run,
     unrun_selection,
 )
 from guardcheck.model import (
@@ -51,8 +53,6 @@ from guardcheck.model import (
     MutantResult,
     Selection,
     Status,
-    TestOutcome,
-    TestResult,
 )
 from guardcheck.options import RunOptions
 from guardcheck.splices import encode_source
@@ -422,7 +422,7 @@ class Scheduler:
             self._control_finished(job.control, outcome)
             return
         outcome = _with_linecache_evidence(outcome, job.plan.linecache_readers)
-        settled = needs_control(outcome) or outcome.crash or outcome.timed_out is not None
+        settled = needs_control(outcome) or interrupted(outcome)
         if job.selected and not settled and (self._probe_further(job) or self._in_context(job)):
             return  # a probe that killed nothing: a second one, or the suite's order
         if not job.on_disk and job.plan.readers and (outcome.from_disk or _all_passed(outcome)):
@@ -645,7 +645,7 @@ class Scheduler:
             mutant,
             status,
             reason,
-            tests=_ran(outcome),
+            tests=tests_run(outcome),
             selection=job.plan.selection,
             path=job.activation.mode,
             duration=time.perf_counter() - job.started,
@@ -763,8 +763,7 @@ def _with_linecache_evidence(outcome: ChildOutcome, readers: Sequence[str]) -> C
 
 def _all_passed(outcome: ChildOutcome) -> bool:
     """The run ended as planned and no test failed: nothing decided yet."""
-    ended = not (outcome.crash or outcome.error or outcome.timed_out is not None)
-    return ended and not failing_tests(outcome)
+    return not (outcome.error or interrupted(outcome) or failing_tests(outcome))
 
 
 def _encodable(mutant: Mutant) -> bool:
@@ -803,16 +802,6 @@ def equivalent(mutant: Mutant, selection: tuple[Selection, ...]) -> MutantResult
     """Not run: the program the covering tests would run is the baseline's, which passed.
     (Run anyway, no line of it could show the mutant ran: the verdict was `error`.)"""
     return MutantResult(mutant, Status.SURVIVED, EQUIVALENT, selection=selection)
-
-
-def _ran(outcome: ChildOutcome) -> tuple[TestResult, ...]:
-    """What ran, with the test a crash or timeout interrupted recorded as its killer."""
-    tests = outcome.tests
-    interrupted = outcome.crash or outcome.timed_out is not None
-    if interrupted and outcome.current and outcome.current not in {t.nodeid for t in tests}:
-        what = "timeout" if outcome.timed_out is not None else f"crash: {outcome.crash}"
-        tests = (*tests, TestResult(outcome.current, TestOutcome.ERROR, 0.0, what))
-    return tests
 
 
 def _timing_line(dispatched: float, timing: dict[str, float]) -> str:
