@@ -147,20 +147,20 @@ def unrun_selection(
     )
 
 
-def needs_control(outcome: ChildOutcome, *, fresh: bool = False) -> bool:
+def needs_control(outcome: ChildOutcome) -> bool:
     """A kill must be confirmed: do the same tests pass without the mutant?
 
-    Failing tests must pass there. A crash too must not happen there: the same run
-    (the same tests, the same kind of process) may crash of itself, from the
-    project's doing or guardcheck's, and a crash that is not the mutant's is no
-    kill. So must a timeout of a `fresh` run (a new interpreter or a checkpoint's,
-    where a fault of ours could hang it); a forked run's timeout is not re-checked,
-    since its control run would cost what the hang cost, on every library with
-    slow survivors. Not a child that never showed the mutant ran (already an error).
+    Failing tests must pass there. A crash or a timeout must not happen there either:
+    the same run (the same tests, the same kind of process) may crash or hang of
+    itself, from the project's doing (a test that hangs when run alone) or
+    guardcheck's (a checkpoint that paused twice), and that is no kill. The control
+    run of a real hang costs only its tests' baseline seconds, and is shared by every
+    mutant that ran the same tests. Not a child that never showed the mutant ran
+    (already an error).
     """
     if outcome.error:
         return False
-    if outcome.crash or (fresh and outcome.timed_out is not None):
+    if interrupted(outcome):
         return True
     return bool(failing_tests(outcome)) and outcome.evidence
 

@@ -306,6 +306,39 @@ def test_a_crash_that_happens_without_the_mutant_too_is_judged_in_context(tmp_pa
     assert "the selected tests' whole modules, in baseline order" in fields["reason"]
 
 
+HANGS_ALONE = {
+    **ORDER_DEPENDENT,
+    "tests/test_core.py": (
+        "import time\n\nfrom pkg.core import STATE, compute, prepare\n\n\n"
+        "def test_a_setup():\n    prepare()\n    assert True is not False\n\n\n"
+        "def test_b_compute():\n"
+        "    while 'x' not in STATE:  # only after test_a_setup ran it does not hang\n"
+        "        time.sleep(0.05)\n"
+        "    assert compute(1) == 2\n"
+    ),
+}
+
+
+def test_a_hang_that_happens_without_the_mutant_too_is_judged_in_context(tmp_path):
+    """Regression: a forked run's timeout counted as a kill with no control run.
+    test_b_compute hangs when it runs alone, mutant or not, so the equivalent mutant,
+    whose selection is that test alone, was `timeout` (a pass of the gate). By hand,
+    and now (the control run hangs too, so the mutant runs again with its module in
+    baseline order), the mutant survives."""
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, HANGS_ALONE)
+    edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
+    assert set(suite_outcomes(by_hand).values()) == {"passed"}
+    root = copy_project(tmp_path / "project", "verdicts")
+    write_files(root, HANGS_ALONE)
+    commit(root)
+    budget = ("--timeout-factor", "1", "--timeout-constant", "1")
+    _, mutants = guardcheck_run(root, tmp_path / "r.json", *budget)
+    fields = mutants["swap-operands"]["guardcheck"]
+    assert fields["verdict"] == "survived", fields["reason"]
+    assert "the selected tests' whole modules, in baseline order" in fields["reason"]
+
+
 LEFT_BEHIND = {
     "pkg/registry.py": (
         "NAMES = {}\n\n\ndef register(name):\n    NAMES[name] = name.upper()\n    return True\n"

@@ -439,7 +439,7 @@ class Scheduler:
             outcome = _with_earlier_evidence(outcome, job.earlier, job.plan.readers)
         status, reason = decide(job.plan.mutant, outcome)
         status, reason = unrun_selection(status, reason, job.plan.tests, outcome)
-        if not needs_control(outcome, fresh=job.activation.mode is ExecutionPath.FRESH):
+        if not needs_control(outcome):
             inconclusive = _inconclusive_alone(status, outcome)
             unreached = _unreached(status, outcome, job.activation)
             survived = status in (Status.SURVIVED, Status.KNOWN_GAP)
