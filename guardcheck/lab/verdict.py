@@ -186,6 +186,13 @@ def control_tests(outcome: ChildOutcome, planned: Sequence[str]) -> tuple[str, .
     return ran if ran or not interrupted(outcome) else tuple(planned)
 
 
+def control_note(control: ChildOutcome) -> str:
+    """A line for the mutant's log: what its control run (its own or a shared one) saw."""
+    ran = ", ".join(f"{t.outcome.value} {t.nodeid}" for t in control.tests)
+    ended = f"; then {control.crash or 'a timeout'}" if interrupted(control) else ""
+    return f"control run without the mutant: {ran or 'no test finished'}{ended}"
+
+
 def confirm(
     status: Status, reason: str, outcome: ChildOutcome, control: ChildOutcome
 ) -> tuple[Status, str]:

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from guardcheck import messages
 from guardcheck.lab.execute.processes import before_in_place, outcome_of, without_session_header
-from guardcheck.lab.verdict import confirm, control_tests, decide, needs_control, unrun_selection
+from guardcheck.lab.verdict import (
+    confirm,
+    control_note,
+    control_tests,
+    decide,
+    needs_control,
+    unrun_selection,
+)
 from guardcheck.model import (
     ChildOutcome,
     FileChange,
@@ -317,6 +324,21 @@ def test_a_timeout_needs_a_control_run_of_what_ran_up_to_it():
     assert needs_control(hung)
     assert control_tests(hung, ["t.py::a", "t.py::b", "t.py::c"]) == ("t.py::a", "t.py::b")
     assert not needs_control(outcome(timed_out=3.0, error="could not activate"))
+
+
+def test_the_control_note_says_what_ran_and_how_the_run_ended():
+    """Regression guard: a mutant confirmed by another mutant's control run of the same
+    tests had no control line in its log."""
+    finished = outcome(("t.py::a", PASS), ("t.py::b", FAIL), evidence=False)
+    assert control_note(finished) == (
+        "control run without the mutant: passed t.py::a, failed t.py::b"
+    )
+    hung = outcome(timed_out=3.0, current="t.py::b", evidence=False)
+    assert control_note(hung) == (
+        "control run without the mutant: no test finished; then a timeout"
+    )
+    crashed = outcome(("t.py::a", PASS), crash="SIGSEGV", evidence=False)
+    assert control_note(crashed).endswith("passed t.py::a; then SIGSEGV")
 
 
 def test_a_timeout_whose_control_run_hangs_too_is_an_error():

@@ -36,6 +36,7 @@ from guardcheck.lab.prepare.classify import Activation
 from guardcheck.lab.sandbox.projectcopy import CopyRestorer
 from guardcheck.lab.verdict import (
     confirm,
+    control_note,
     control_tests,
     decide,
     failing_tests,
@@ -460,7 +461,8 @@ class Scheduler:
             control = self.controls[key]
             if order_dependent(outcome, control) and self._in_context(job):
                 return  # as for a control run of its own (_control_finished)
-            self._conclude(job, outcome, child_log, *confirm(status, reason, outcome, control))
+            log = "\n".join(filter(None, [child_log, control_note(control)]))
+            self._conclude(job, outcome, log, *confirm(status, reason, outcome, control))
             return
         waiting = self.awaiting.setdefault(key, [])
         waiting.append((job, outcome, child_log))
@@ -483,10 +485,8 @@ class Scheduler:
             confirmed = confirm(status, reason, mutant_outcome, outcome)
             if order_dependent(mutant_outcome, outcome) and self._in_context(job):
                 continue
-            note = "control run without the mutant: " + ", ".join(
-                f"{t.outcome.value} {t.nodeid}" for t in outcome.tests
-            )
-            self._conclude(job, mutant_outcome, "\n".join(filter(None, [log, note])), *confirmed)
+            log = "\n".join(filter(None, [log, control_note(outcome)]))
+            self._conclude(job, mutant_outcome, log, *confirmed)
 
     def _first_run(self, job: _Job) -> None:
         """A mutant probes its likeliest killers first (probe_plan), unless the probe would
