@@ -24,7 +24,6 @@ from _pytest.outcomes import Exit, skip
 from _pytest.pathlib import bestrelpath
 from _pytest.reports import TestReport
 from _pytest.runner import CallInfo
-from _pytest.unittest import TestCaseFunction
 from _pytest.unittest import pytest_runtest_makereport as unittest_makereport
 
 from guardcheck.child.procs import unlink_own_semaphores
@@ -86,12 +85,12 @@ class OneLineReports:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: CallInfo[None]) -> Any:
-        if isinstance(item, TestCaseFunction):
-            # A unittest failure is not raised through `call`: the item keeps it, and
-            # pytest's unittest plugin moves it into call.excinfo in its own tryfirst
-            # makereport, which runs after this one. Do that move here (it pops, so the
-            # plugin's later call, when this returns None, finds nothing left to move).
-            unittest_makereport(item, call)
+        # pytest's unittest plugin, in its own tryfirst makereport, which runs after this
+        # one, moves a unittest failure (which the item keeps, not `call`) into
+        # call.excinfo, and turns a `unittest.SkipTest` raised by any test, a plain
+        # function's too, into a skip. Do both here, as pytest would (the move pops, and
+        # a skip is no SkipTest, so the plugin's later call finds nothing left to do).
+        unittest_makereport(item, call)
         excinfo = call.excinfo
         if excinfo is None or call.when == "collect":
             return None

@@ -339,6 +339,46 @@ def test_a_hang_that_happens_without_the_mutant_too_is_judged_in_context(tmp_pat
     assert "the selected tests' whole modules, in baseline order" in fields["reason"]
 
 
+SKIPS_BY_UNITTEST = {
+    "pkg/optional.py": (
+        "import unittest\n\n\ndef require(available):\n    if not available:\n"
+        "        raise unittest.SkipTest('the optional backend is missing')\n    return True\n"
+    ),
+    "tests/test_optional.py": (
+        "from pkg.optional import require\n\n\n"
+        "def test_backend_missing_skips():\n    require(False)\n\n\n"
+        "def test_backend_present():\n    assert require(True)\n"
+    ),
+    "mutations/verdicts.toml": (
+        '[[mutation]]\nid = "gate-flipped"\nsummary = "Skips when the backend is there."\n'
+        'file = "pkg/optional.py"\nfind = "if not available:"\nreplace = "if available:"\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("skip_in_baseline", [True, False], ids=["baseline", "mutant"])
+def test_a_unittest_skip_raised_by_a_plain_test_is_a_skip(tmp_path, skip_in_baseline):
+    """Regression (freezegun 1.5.1, `test_maya_datetimes`): a plain test function that
+    raises `unittest.SkipTest` is skipped under pytest, whose unittest plugin turns it
+    into a skip for any test; guardcheck's reports called it failed. So a baseline with
+    such a test failed (exit 3), and a mutant that makes a test raise it was `caught`.
+    By hand the mutant below makes test_backend_present skip: it survives."""
+    files = dict(SKIPS_BY_UNITTEST)
+    if not skip_in_baseline:
+        files["tests/test_optional.py"] = (
+            "from pkg.optional import require\n\n\n"
+            "def test_backend_present():\n    assert require(True)\n"
+        )
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, files)
+    edit(by_hand / "pkg/optional.py", "if not available:", "if available:")
+    assert set(suite_outcomes(by_hand).values()) == {"passed"}  # skips included
+    fields = verdict_of(tmp_path, files, "gate-flipped")
+    assert fields["verdict"] == "survived", fields["reason"]
+    ran = {t["id"]: t["outcome"] for t in fields["tests"]}
+    assert ran["tests/test_optional.py::test_backend_present"] == "skipped"
+
+
 LEFT_BEHIND = {
     "pkg/registry.py": (
         "NAMES = {}\n\n\ndef register(name):\n    NAMES[name] = name.upper()\n    return True\n"
