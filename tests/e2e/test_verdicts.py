@@ -188,14 +188,26 @@ def test_a_kill_before_a_later_timeout_is_kept_and_wins(tmp_path, matrix):
     assert git_status(root) == ""
 
 
-def verdict_of(tmp_path: Path, files: dict[str, str], entry: str) -> dict:
-    """The report's fields for `entry` after a run on a committed copy of the fixture
-    project with `files` written over it."""
+def verdict_of(tmp_path: Path, files: dict[str, str], entry: str, *options: str) -> dict:
+    """The report's fields for `entry` after a run (with `options`) on a committed copy
+    of the fixture project with `files` written over it."""
     root = copy_project(tmp_path / "project", "verdicts")
     write_files(root, files)
     commit(root)
-    _, mutants = guardcheck_run(root, tmp_path / "r.json")
+    _, mutants = guardcheck_run(root, tmp_path / "r.json", *options)
     return mutants[entry]["guardcheck"]
+
+
+def swap_judged_in_context(tmp_path: Path, files: dict[str, str], *options: str) -> None:
+    """`swap-operands` (equivalent) passes the whole suite by hand, and guardcheck calls
+    it survived after running its selected tests' modules in baseline order."""
+    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
+    write_files(by_hand, files)
+    edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
+    assert set(suite_outcomes(by_hand).values()) == {"passed"}
+    fields = verdict_of(tmp_path, files, "swap-operands", *options)
+    assert fields["verdict"] == "survived", fields["reason"]
+    assert "the selected tests' whole modules, in baseline order" in fields["reason"]
 
 
 ORDER_DEPENDENT = {
@@ -297,13 +309,7 @@ def test_a_crash_that_happens_without_the_mutant_too_is_judged_in_context(tmp_pa
     selection is that test alone, was `caught` ("crash: SIGABRT"). By hand, and now
     (the control run crashes too, so the mutant runs again with its module in
     baseline order), the mutant survives."""
-    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
-    write_files(by_hand, CRASHES_ALONE)
-    edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
-    assert set(suite_outcomes(by_hand).values()) == {"passed"}
-    fields = verdict_of(tmp_path, CRASHES_ALONE, "swap-operands")
-    assert fields["verdict"] == "survived", fields["reason"]
-    assert "the selected tests' whole modules, in baseline order" in fields["reason"]
+    swap_judged_in_context(tmp_path, CRASHES_ALONE)
 
 
 HANGS_ALONE = {
@@ -325,18 +331,8 @@ def test_a_hang_that_happens_without_the_mutant_too_is_judged_in_context(tmp_pat
     whose selection is that test alone, was `timeout` (a pass of the gate). By hand,
     and now (the control run hangs too, so the mutant runs again with its module in
     baseline order), the mutant survives."""
-    by_hand = copy_project(tmp_path / "by-hand", "verdicts")
-    write_files(by_hand, HANGS_ALONE)
-    edit(by_hand / "pkg/core.py", "a + STATE.get('x', 0)", "STATE.get('x', 0) + a")
-    assert set(suite_outcomes(by_hand).values()) == {"passed"}
-    root = copy_project(tmp_path / "project", "verdicts")
-    write_files(root, HANGS_ALONE)
-    commit(root)
     budget = ("--timeout-factor", "1", "--timeout-constant", "1")
-    _, mutants = guardcheck_run(root, tmp_path / "r.json", *budget)
-    fields = mutants["swap-operands"]["guardcheck"]
-    assert fields["verdict"] == "survived", fields["reason"]
-    assert "the selected tests' whole modules, in baseline order" in fields["reason"]
+    swap_judged_in_context(tmp_path, HANGS_ALONE, *budget)
 
 
 SKIPS_BY_UNITTEST = {
