@@ -458,11 +458,7 @@ class Scheduler:
             return
         key = (job.activation.mode, control_tests(outcome, job.plan.tests))
         if key in self.controls:  # another mutant's control run of the same tests
-            control = self.controls[key]
-            if order_dependent(outcome, control) and self._in_context(job):
-                return  # as for a control run of its own (_control_finished)
-            log = "\n".join(filter(None, [child_log, control_note(control)]))
-            self._conclude(job, outcome, log, *confirm(status, reason, outcome, control))
+            self._judge_by_control(job, outcome, child_log, status, reason, self.controls[key])
             return
         waiting = self.awaiting.setdefault(key, [])
         waiting.append((job, outcome, child_log))
@@ -482,11 +478,25 @@ class Scheduler:
         self.controls[key] = outcome
         for job, mutant_outcome, log in self.awaiting.pop(key, []):
             status, reason = decide(job.plan.mutant, mutant_outcome)
-            confirmed = confirm(status, reason, mutant_outcome, outcome)
-            if order_dependent(mutant_outcome, outcome) and self._in_context(job):
-                continue
-            log = "\n".join(filter(None, [log, control_note(outcome)]))
-            self._conclude(job, mutant_outcome, log, *confirmed)
+            self._judge_by_control(job, mutant_outcome, log, status, reason, outcome)
+
+    def _judge_by_control(
+        self,
+        job: _Job,
+        outcome: ChildOutcome,
+        child_log: str,
+        status: Status,
+        reason: str,
+        control: ChildOutcome,
+    ) -> None:
+        """A kill, crash or hang once the same tests ran without the mutant (its own
+        control run or another mutant's of the same tests): run again in the suite's
+        order when it happens there too, else confirmed (or an error), the control
+        run's line added to the log."""
+        if order_dependent(outcome, control) and self._in_context(job):
+            return
+        log = "\n".join(filter(None, [child_log, control_note(control)]))
+        self._conclude(job, outcome, log, *confirm(status, reason, outcome, control))
 
     def _first_run(self, job: _Job) -> None:
         """A mutant probes its likeliest killers first (probe_plan), unless the probe would
